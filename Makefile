@@ -1,0 +1,110 @@
+# flamekit - the one build entry. See README.md.
+#   make            build the commands into build/
+#   make test       unit + end-to-end tests ("N passed, N failed"); SANITIZE=1: ASan+UBSan
+#   make demo       render the samples into out/
+#   make bench      speed and memory figures (never a test)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing Debian packages (apt-get when root)
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SANITIZE ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD    := build-san
+OPTFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD    := build
+OPTFLAGS := -O2 -g
+endif
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS   ?=
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP
+LDFLAGS  += $(filter -fsanitize=%,$(OPTFLAGS))
+LIBS     := -lz -lxxhash -lpcre2-8 -lm
+
+# Debian packages needed to build, test and demo.
+DEPS_PKGS := gcc make pkg-config zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl
+
+COMMANDS := stackfold flamegraph
+MAINS    := analysis/stackfold.c render/flamegraph.c
+LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c render/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
+BINS     := $(COMMANDS:%=$(BUILD)/%)
+
+.PHONY: all test run-tests demo bench install clean deps
+all: $(BINS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The viewer's JS and CSS are real files, embedded at build time.
+$(BUILD)/embed: render/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+$(BUILD)/gen/assets.c: $(BUILD)/embed render/flamegraph.js render/flamegraph.css
+	@mkdir -p $(dir $@)
+	$(BUILD)/embed $@ fk_asset_flamegraph_js=render/flamegraph.js fk_asset_flamegraph_css=render/flamegraph.css
+$(BUILD)/gen/assets.o: $(BUILD)/gen/assets.c
+	$(CC) $(CFLAGS) -Irender -c $< -o $@
+
+$(BUILD)/libflamekit.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/stackfold: $(BUILD)/analysis/stackfold.o $(BUILD)/libflamekit.a
+	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+$(BUILD)/flamegraph: $(BUILD)/render/flamegraph.o $(BUILD)/libflamekit.a
+	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+# Unit tests: one cmocka program per tests/unit/test_*.c.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lcmocka -o $@
+
+# deps first, then the build (which may run in parallel).
+test: deps
+	@$(MAKE) --no-print-directory run-tests
+run-tests: all $(UNIT_BINS) $(BUILD)/bench-gen
+	@BUILD=$(BUILD) sh tests/run.sh
+
+$(BUILD)/bench-gen: tests/bench/gen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) sh tests/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen
+	@BUILD=$(BUILD) sh tests/bench/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-san out
+
+# Installs what is missing, and only that. Not root: print the command.
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "make deps: installing$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+	  echo "make deps: missing Debian packages. Run:"; \
+	  echo "  sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,26 @@
+/* arena.h - bump allocation in large chunks for interned strings.
+ *
+ * Owns: every byte handed out until fk_arena_free(). Pointers stay valid for
+ * the arena's life (chunks never move). Not thread-safe.
+ */
+#ifndef FK_ARENA_H
+#define FK_ARENA_H
+
+#include <stddef.h>
+
+struct fk_arena_chunk;
+
+struct fk_arena {
+	struct fk_arena_chunk *chunks;
+	char *cur;
+	size_t left;
+	size_t bytes; /* handed out, for memory reports */
+};
+
+/* NULL when out of memory. n may be 0. */
+void *fk_arena_alloc(struct fk_arena *a, size_t n);
+/* Copy of p[0..n) followed by a NUL. */
+char *fk_arena_dup(struct fk_arena *a, const void *p, size_t n);
+void fk_arena_free(struct fk_arena *a);
+
+#endif

@@ -1,0 +1,27 @@
+/* folded.c - folded text output (see folded.h). */
+#include "folded.h"
+
+int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded_opts *o,
+		    uint64_t *written)
+{
+	char num[FK_NUM_TEXT_MAX];
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < o->count; i++) {
+		uint32_t id = o->order[i];
+		const struct fk_stack_sums *v = &s->sums[id];
+		if (fk_num_cmp(v->value, o->min) < 0)
+			continue;
+		const struct fk_str *st = fk_strtab_get(&s->keys, id);
+		fwrite(st->p, 1, st->len, out);
+		if (s->any_diff) {
+			putc(' ', out);
+			fwrite(num, 1, fk_num_format(v->before, num), out);
+		}
+		putc(' ', out);
+		fwrite(num, 1, fk_num_format(v->value, num), out);
+		putc('\n', out);
+		n++;
+	}
+	*written = n;
+	return ferror(out) ? -1 : 0;
+}

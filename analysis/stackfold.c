@@ -1,0 +1,178 @@
+/* stackfold.c - the stackfold command: argument parsing only. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fold.h"
+#include "folded.h"
+#include "load.h"
+
+static const char *prog = "stackfold";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stackfold [OPTIONS] [FILE...]\n"
+"Fold stacks into aggregated folded text (\"frame;frame;leaf VALUE\", one line\n"
+"per unique stack), the text flamegraph and flamegraph.pl read.\n"
+"\n"
+"Inputs: torch export_stacks files, folded stack files (\"stack VALUE\" or\n"
+"differential \"stack BEFORE AFTER\"), gzip-compressed or not; '-' or no FILE\n"
+"reads standard input.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE        write to FILE instead of standard output\n"
+"      --sort=stack|value   order of the lines (default stack: by stack bytes,\n"
+"                           like stackcollapse; value: largest first)\n"
+"      --include REGEX      keep only stacks with a frame matching REGEX (PCRE;\n"
+"                           may be repeated: any of them)\n"
+"      --exclude REGEX      drop stacks with a frame matching REGEX (repeatable)\n"
+"      --tag-files          put each input's file name at the root of its stacks\n"
+"      --strip-addresses    drop run-specific addresses (torch's \"_at_0x7f..\",\n"
+"                           other 0x<6+ hex digits> become \"0x...\") so runs merge\n"
+"      --scale FACTOR       multiply every value by FACTOR (exact decimal)\n"
+"      --min VALUE          omit stacks whose (scaled) value is below VALUE\n"
+"      --strict             the first bad input line is an error\n"
+"  -q, --quiet              do not report bad lines (they are still skipped)\n"
+"  -h, --help               show this help\n"
+"      --version            show the version\n"
+"\n"
+"Exit status: 0 success, 1 bad input (unreadable file, --strict bad line, a\n"
+"sum past 64 bits), 2 usage error. Bad lines are skipped and reported on\n"
+"standard error as FILE:LINE: reason (the first 5, then a count).\n");
+}
+
+enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
+       OPT_STRICT, OPT_VERSION };
+
+/* Repeated --include/--exclude patterns are joined as alternatives. */
+static char *join_alternative(char *acc, const char *pattern)
+{
+	size_t n = (acc ? strlen(acc) + 1 : 0) + strlen(pattern) + 5;
+	char *s = malloc(n);
+	if (!s)
+		return acc;
+	snprintf(s, n, "%s%s(?:%s)", acc ? acc : "", acc ? "|" : "", pattern);
+	free(acc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "tag-files", no_argument, NULL, OPT_TAG },
+		{ "strip-addresses", no_argument, NULL, OPT_STRIP },
+		{ "scale", required_argument, NULL, OPT_SCALE },
+		{ "min", required_argument, NULL, OPT_MIN },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	const char *output = NULL;
+	enum fk_stacks_order order = FK_ORDER_STACK;
+	char *include = NULL, *exclude = NULL;
+	bool tag_files = false;
+	struct fk_fold_opts fo = { 0 };
+	struct fk_num min = { 0 };
+	struct fk_diag diag;
+	fk_diag_init(&diag, prog);
+
+	int c;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case OPT_SORT:
+			if (strcmp(optarg, "stack") == 0)
+				order = FK_ORDER_STACK;
+			else if (strcmp(optarg, "value") == 0)
+				order = FK_ORDER_VALUE;
+			else
+				return fk_cli_usage_error(prog, "--sort must be 'stack' or 'value', not '%s'", optarg);
+			break;
+		case OPT_INCLUDE: include = join_alternative(include, optarg); break;
+		case OPT_EXCLUDE: exclude = join_alternative(exclude, optarg); break;
+		case OPT_TAG: tag_files = true; break;
+		case OPT_STRIP: fo.strip_addresses = true; break;
+		case OPT_SCALE:
+			if (!fk_cli_num(optarg, &fo.scale))
+				return fk_cli_usage_error(prog, "--scale needs a non-negative decimal number, not '%s'", optarg);
+			fo.scaled = true;
+			break;
+		case OPT_MIN:
+			if (!fk_cli_num(optarg, &min))
+				return fk_cli_usage_error(prog, "--min needs a non-negative decimal number, not '%s'", optarg);
+			break;
+		case OPT_STRICT: diag.strict = true; break;
+		case 'q': diag.quiet = true; break;
+		case 'h': usage(stdout); return FK_EXIT_OK;
+		case OPT_VERSION: printf("stackfold (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
+		default: return fk_cli_usage_error(prog, "unknown or incomplete option");
+		}
+	}
+	char err[512];
+	if (include && !(fo.include = fk_regex_compile(include, err, sizeof err)))
+		return fk_cli_usage_error(prog, "--include: %s", err);
+	if (exclude && !(fo.exclude = fk_regex_compile(exclude, err, sizeof err)))
+		return fk_cli_usage_error(prog, "--exclude: %s", err);
+	bool transform = fo.strip_addresses || fo.include || fo.exclude || fo.scaled || tag_files;
+
+	static char *stdin_only[] = { "-", NULL };
+	char **inputs = optind < argc ? argv + optind : stdin_only;
+	int ninputs = optind < argc ? argc - optind : 1;
+
+	int status = FK_EXIT_OK;
+	struct fk_stacks result = { 0 };
+	struct fk_fold_stats stats = { 0 };
+	for (int i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
+		/* Tagged inputs are read one table each so the tag can differ;
+		 * otherwise everything aggregates in one table, folded once. */
+		struct fk_stacks one = { 0 };
+		struct fk_stacks *into = transform ? &one : &result;
+		uint64_t lines_before = into->lines;
+		if (fk_load_stacktext(inputs[i], into, NULL, &diag) != FK_INPUT_OK)
+			status = FK_EXIT_BAD_INPUT;
+		else if (into->lines == lines_before && !diag.quiet)
+			fprintf(stderr, "%s: %s: no stacks found\n", prog,
+				fk_input_display_name(inputs[i]));
+		if (status == FK_EXIT_OK && transform) {
+			fo.root = tag_files ? fk_input_display_name(inputs[i]) : NULL;
+			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
+			if (st != FK_STACKS_OK) {
+				fk_diag_error(&diag, "%s", st == FK_STACKS_OVERFLOW
+					      ? "scaled or merged value passes 64 bits"
+					      : "out of memory");
+				status = FK_EXIT_BAD_INPUT;
+			}
+		}
+		fk_stacks_free(&one);
+	}
+	fk_diag_summary(&diag);
+
+	if (status == FK_EXIT_OK) {
+		FILE *out = fk_cli_open_output(prog, output);
+		uint32_t *ids = fk_stacks_sorted(&result, order);
+		if (!out || !ids) {
+			status = FK_EXIT_BAD_INPUT;
+		} else {
+			struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&result), .min = min };
+			uint64_t written;
+			fk_folded_write(out, &result, &wo, &written);
+			if (!fk_cli_close_output(prog, out, output))
+				status = FK_EXIT_BAD_INPUT;
+		}
+		free(ids);
+	}
+	fk_stacks_free(&result);
+	fk_regex_free(fo.include);
+	fk_regex_free(fo.exclude);
+	free(include);
+	free(exclude);
+	return status;
+}

@@ -1,0 +1,64 @@
+/* stacks.h - aggregation of stack lines: one entry per unique stack with the
+ * exact sums of its values.
+ *
+ * Owns: the interned stack bytes (through an fk_strtab) and their sums.
+ * Memory grows with the number of unique stacks, never with input size.
+ * Sums are exact (fk_num); a sum that would pass 64 bits is refused.
+ * Not thread-safe.
+ */
+#ifndef FK_STACKS_H
+#define FK_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../formats/num.h"
+#include "strtab.h"
+
+struct fk_stack_sums {
+	struct fk_num value;  /* sum of the last (or only) values */
+	struct fk_num before; /* sum of the first values of differential lines,
+				 plus the single value of the other lines */
+	bool diff;            /* at least one differential line */
+};
+
+struct fk_stacks {
+	struct fk_strtab keys; /* id = index into sums */
+	struct fk_stack_sums *sums;
+	uint32_t cap;
+	bool any_diff;
+	struct fk_num total;  /* sum of every value */
+	uint64_t lines;       /* lines added */
+};
+
+enum fk_stacks_status {
+	FK_STACKS_OK = 0,
+	FK_STACKS_OVERFLOW, /* a sum would not fit in 64 bits */
+	FK_STACKS_NOMEM,
+};
+
+/* Adds one line's values. nvalues 1: before is ignored. The stack's id goes
+ * to *id when id is not NULL. */
+enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size_t len,
+				    struct fk_num before, struct fk_num value, int nvalues,
+				    uint32_t *id);
+/* Adds an aggregated entry (sums of another table). */
+enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
+					 const struct fk_stack_sums *sums, uint32_t *id);
+
+static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->keys.count; }
+
+enum fk_stacks_order {
+	FK_ORDER_STACK,      /* by stack bytes, a prefix first (stackcollapse) */
+	FK_ORDER_FLAME,      /* by stack bytes as if each ended in ' ' (flamegraph.pl's
+				whole-line sort, so frames split and merge like its) */
+	FK_ORDER_VALUE,      /* largest value first, then by stack */
+};
+
+/* Ids in the given order (malloc'd, count entries), NULL when out of memory. */
+uint32_t *fk_stacks_sorted(const struct fk_stacks *s, enum fk_stacks_order order);
+
+void fk_stacks_free(struct fk_stacks *s);
+
+#endif

@@ -1,0 +1,45 @@
+/* strtab.h - interning byte strings (frame names, whole stacks) to dense ids.
+ *
+ * Owns: copies of the interned bytes (in its arena, NUL-terminated) and the
+ * hash index (xxHash XXH3, open addressing). Ids are 0..count-1 in insertion
+ * order and never change. Not thread-safe.
+ */
+#ifndef FK_STRTAB_H
+#define FK_STRTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+#define FK_STRTAB_NONE UINT32_MAX
+
+struct fk_str {
+	const char *p;
+	uint32_t len;
+	uint64_t hash;
+};
+
+struct fk_strtab {
+	struct fk_arena arena;
+	struct fk_str *strs;
+	uint32_t count, cap;
+	uint32_t *slots; /* id + 1, 0 = empty */
+	size_t mask;
+};
+
+/* Id of p[0..len), added when new (*added set when given). FK_STRTAB_NONE
+ * when out of memory or when the table is full (2^32 - 2 strings). */
+uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added);
+/* Id or FK_STRTAB_NONE. */
+uint32_t fk_strtab_find(const struct fk_strtab *t, const char *p, size_t len);
+static inline const struct fk_str *fk_strtab_get(const struct fk_strtab *t, uint32_t id)
+{
+	return &t->strs[id];
+}
+void fk_strtab_free(struct fk_strtab *t);
+/* Bytes held (strings, entries, index), for memory reports. */
+size_t fk_strtab_memory(const struct fk_strtab *t);
+
+#endif

@@ -1,0 +1,34 @@
+/* diag.h - reporting bad input lines: the first few in full, then a count.
+ *
+ * Owns: struct fk_diag, one per command run. Messages go to stderr as
+ * "file:line: reason". In strict mode the first bad line is fatal: the
+ * caller sees fk_diag_line() return false and stops. Not thread-safe.
+ */
+#ifndef FK_DIAG_H
+#define FK_DIAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fk_diag {
+	const char *prog;   /* prefix for summary lines, e.g. "stackfold" */
+	unsigned max_shown; /* bad lines printed in full before only counting */
+	bool strict;        /* first bad line is an error */
+	bool quiet;         /* count, print nothing (tests, --quiet) */
+	uint64_t bad_lines;
+};
+
+void fk_diag_init(struct fk_diag *d, const char *prog);
+
+/* Reports one bad line. Returns false when processing must stop (strict). */
+bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "prog: N bad lines skipped (M not shown)" when there were any. */
+void fk_diag_summary(const struct fk_diag *d);
+
+/* "prog: message" on stderr, for errors that are not tied to a line. */
+void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,318 @@
+/* input.c - lines from files, pipes and gzip streams (see input.h). */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define READ_CHUNK ((size_t)1 << 20)
+
+const char *fk_input_display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+/* Where the bytes come from, before any decompression. */
+struct raw {
+	int fd;
+	const unsigned char *map; /* whole file when mmap'd, else NULL */
+	size_t map_len, map_pos;
+	unsigned char *buf;       /* read() buffer when not mmap'd */
+	size_t buf_len, buf_pos;
+	bool eof;
+};
+
+struct reader {
+	const char *name;
+	fk_line_fn fn;
+	void *ctx;
+	struct fk_diag *d;
+	uint64_t lineno;
+	bool skipping; /* inside an over-long line, waiting for its '\n' */
+	bool stopped;
+	/* line assembly buffer for the streaming paths */
+	char *line;
+	size_t line_len, line_cap;
+};
+
+static bool emit(struct reader *r, const char *p, size_t n)
+{
+	r->lineno++;
+	if (!r->fn(r->ctx, p, n, r->lineno)) {
+		r->stopped = true;
+		return false;
+	}
+	return true;
+}
+
+static bool too_long(struct reader *r)
+{
+	r->lineno++;
+	if (!fk_diag_line(r->d, r->name, r->lineno, "line longer than %zu MiB, skipped",
+			  FK_INPUT_MAX_LINE >> 20)) {
+		r->stopped = true;
+		return false;
+	}
+	return true;
+}
+
+/* Splits a mapped (complete) buffer into lines: the zero-copy fast path. */
+static void lines_of_buffer(struct reader *r, const char *p, size_t n)
+{
+	const char *end = p + n;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		bool ok = len > FK_INPUT_MAX_LINE ? too_long(r) : emit(r, p, len);
+		if (!ok)
+			return;
+		p += len + 1;
+	}
+}
+
+/* Feeds a piece of a stream; partial lines are kept in r->line. */
+static bool feed(struct reader *r, const char *p, size_t n)
+{
+	const char *end = p + n;
+	while (p < end && !r->stopped) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		if (r->skipping) {
+			if (nl)
+				r->skipping = false;
+		} else if (r->line_len + len > FK_INPUT_MAX_LINE) {
+			r->line_len = 0;
+			r->skipping = !nl;
+			if (!too_long(r))
+				return false;
+		} else if (nl && r->line_len == 0) {
+			if (!emit(r, p, len)) /* whole line in the chunk: no copy */
+				return false;
+		} else {
+			if (r->line_len + len > r->line_cap) {
+				size_t cap = r->line_cap ? r->line_cap : 4096;
+				while (cap < r->line_len + len)
+					cap *= 2;
+				char *grown = realloc(r->line, cap);
+				if (!grown) {
+					fk_diag_error(r->d, "%s: out of memory", r->name);
+					r->stopped = true;
+					return false;
+				}
+				r->line = grown, r->line_cap = cap;
+			}
+			memcpy(r->line + r->line_len, p, len);
+			r->line_len += len;
+			if (nl) {
+				size_t whole = r->line_len;
+				r->line_len = 0;
+				if (!emit(r, r->line, whole))
+					return false;
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return !r->stopped;
+}
+
+static bool finish(struct reader *r)
+{
+	if (!r->stopped && !r->skipping && r->line_len > 0) {
+		size_t whole = r->line_len;
+		r->line_len = 0;
+		return emit(r, r->line, whole);
+	}
+	return !r->stopped;
+}
+
+/* Next raw bytes: returns length, 0 at end, -1 on error. */
+static ssize_t raw_next(struct raw *s, const unsigned char **out, struct reader *r)
+{
+	if (s->map) {
+		size_t n = s->map_len - s->map_pos;
+		if (n > READ_CHUNK)
+			n = READ_CHUNK;
+		*out = s->map + s->map_pos;
+		s->map_pos += n;
+		return (ssize_t)n;
+	}
+	if (s->buf_pos < s->buf_len) { /* bytes peeked for the gzip magic */
+		*out = s->buf + s->buf_pos;
+		ssize_t n = (ssize_t)(s->buf_len - s->buf_pos);
+		s->buf_pos = s->buf_len;
+		return n;
+	}
+	if (s->eof)
+		return 0;
+	for (;;) {
+		ssize_t n = read(s->fd, s->buf, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fk_diag_error(r->d, "%s: read error: %s", r->name, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			s->eof = true;
+		s->buf_len = (size_t)n;
+		s->buf_pos = (size_t)n;
+		*out = s->buf;
+		return n;
+	}
+}
+
+static enum fk_input_result read_plain(struct raw *s, struct reader *r)
+{
+	const unsigned char *p;
+	ssize_t n;
+	while ((n = raw_next(s, &p, r)) > 0)
+		if (!feed(r, (const char *)p, (size_t)n))
+			return FK_INPUT_STOPPED;
+	if (n < 0)
+		return FK_INPUT_ERROR;
+	return finish(r) ? FK_INPUT_OK : FK_INPUT_STOPPED;
+}
+
+/* Inflates gzip data, member after member (like gzip -d on `cat a.gz b.gz`). */
+static enum fk_input_result read_gzip(struct raw *s, struct reader *r)
+{
+	z_stream z = { 0 };
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		fk_diag_error(r->d, "%s: cannot start zlib", r->name);
+		return FK_INPUT_ERROR;
+	}
+	unsigned char *out = malloc(READ_CHUNK);
+	if (!out) {
+		inflateEnd(&z);
+		fk_diag_error(r->d, "%s: out of memory", r->name);
+		return FK_INPUT_ERROR;
+	}
+	enum fk_input_result res = FK_INPUT_OK;
+	bool member_done = false;
+	for (;;) {
+		if (z.avail_in == 0) {
+			const unsigned char *p;
+			ssize_t n = raw_next(s, &p, r);
+			if (n < 0) {
+				res = FK_INPUT_ERROR;
+				break;
+			}
+			if (n == 0) {
+				if (!member_done) {
+					fk_diag_error(r->d, "%s: truncated gzip data (after %llu lines)",
+						      r->name, (unsigned long long)r->lineno);
+					res = FK_INPUT_ERROR;
+				}
+				break;
+			}
+			z.next_in = (unsigned char *)p;
+			z.avail_in = (unsigned)n;
+		}
+		if (member_done) {
+			/* Another member may follow; anything else is garbage. */
+			if (z.next_in[0] != 0x1f) {
+				fk_diag_error(r->d, "%s: trailing garbage after gzip data", r->name);
+				res = FK_INPUT_ERROR;
+				break;
+			}
+			inflateReset(&z);
+			member_done = false;
+		}
+		z.next_out = out;
+		z.avail_out = (unsigned)READ_CHUNK;
+		int zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+			fk_diag_error(r->d, "%s: corrupt gzip data: %s", r->name,
+				      z.msg ? z.msg : "inflate failed");
+			res = FK_INPUT_ERROR;
+			break;
+		}
+		if (!feed(r, (const char *)out, READ_CHUNK - z.avail_out)) {
+			res = FK_INPUT_STOPPED;
+			break;
+		}
+		if (zr == Z_STREAM_END)
+			member_done = true;
+	}
+	if (res == FK_INPUT_OK && !finish(r))
+		res = FK_INPUT_STOPPED;
+	inflateEnd(&z);
+	free(out);
+	return res;
+}
+
+enum fk_input_result fk_input_lines(const char *path, const char *name,
+				    fk_line_fn fn, void *ctx, struct fk_diag *d)
+{
+	struct reader r = { .name = name, .fn = fn, .ctx = ctx, .d = d };
+	struct raw s = { .fd = -1 };
+	bool is_stdin = strcmp(path, "-") == 0;
+	s.fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (s.fd < 0) {
+		fk_diag_error(d, "%s: %s", name, strerror(errno));
+		return FK_INPUT_ERROR;
+	}
+	enum fk_input_result res = FK_INPUT_ERROR;
+	struct stat st;
+	if (fstat(s.fd, &st) != 0) {
+		fk_diag_error(d, "%s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fk_diag_error(d, "%s: is a directory", name);
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s.fd, 0);
+		if (m != MAP_FAILED) {
+			s.map = m;
+			s.map_len = (size_t)st.st_size;
+			madvise(m, s.map_len, MADV_SEQUENTIAL);
+		}
+	}
+	bool gz;
+	if (s.map) {
+		gz = s.map_len >= 2 && s.map[0] == 0x1f && s.map[1] == 0x8b;
+	} else {
+		s.buf = malloc(READ_CHUNK);
+		if (!s.buf) {
+			fk_diag_error(d, "%s: out of memory", name);
+			goto out;
+		}
+		/* Peek at the first bytes (short reads from pipes are fine). */
+		while (s.buf_len < 2 && !s.eof) {
+			ssize_t n = read(s.fd, s.buf + s.buf_len, READ_CHUNK - s.buf_len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				fk_diag_error(d, "%s: read error: %s", name, strerror(errno));
+				goto out;
+			}
+			if (n == 0)
+				s.eof = true;
+			s.buf_len += (size_t)n;
+		}
+		gz = s.buf_len >= 2 && s.buf[0] == 0x1f && s.buf[1] == 0x8b;
+	}
+	if (s.map && !gz) {
+		lines_of_buffer(&r, (const char *)s.map, s.map_len);
+		res = r.stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
+	} else {
+		res = gz ? read_gzip(&s, &r) : read_plain(&s, &r);
+	}
+out:
+	if (s.map)
+		munmap((void *)s.map, s.map_len);
+	free(s.buf);
+	free(r.line);
+	if (!is_stdin && s.fd >= 0)
+		close(s.fd);
+	return res;
+}

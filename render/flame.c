@@ -1,0 +1,139 @@
+/* flame.c - options defaults and stacks -> layout -> SVG (see flame.h). */
+#include "flame.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "palette_map.h"
+#include "svg.h"
+
+void fk_flame_opts_defaults(struct fk_flame_opts *o)
+{
+	*o = (struct fk_flame_opts){
+		.width = 1200, .frameheight = 16, .minwidth = 0.1, .fonttype = "Verdana",
+		.fontsize = 12, .fontwidth = 0.59, .countname = "samples",
+		.nametype = "Function:", .palette = FK_PAL_HOT, .color_mode = FK_COLOR_NAME,
+		.palette_file = "palette.map", .factor = 1, .searchcolor = "rgb(230,0,230)",
+	};
+}
+
+/* Colours are computed once per name (they depend on the name only), except
+ * in --random mode, where flamegraph.pl draws new ones for every frame. */
+struct colorer {
+	const struct fk_flame_opts *o;
+	struct fk_rgb *by_name;
+	uint8_t *known;
+	double maxdelta;
+	struct fk_rand rng;
+	struct fk_palette_map *map;
+};
+
+static struct fk_rgb frame_color(void *arg, const struct fk_layout *L, const struct fk_frame *f)
+{
+	struct colorer *c = arg;
+	const struct fk_str *name = fk_strtab_get(&L->names, f->name);
+	if (name->len == 2 && memcmp(name->p, "--", 2) == 0)
+		return (struct fk_rgb){ 160, 160, 160 };
+	if (name->len == 1 && name->p[0] == '-')
+		return (struct fk_rgb){ 200, 200, 200 };
+	if (f->has_delta)
+		return fk_color_of_delta(f->delta, c->maxdelta, c->o->negate);
+	if (c->map) {
+		const struct fk_rgb *known = fk_palette_map_get(c->map, name->p, name->len);
+		if (known)
+			return *known;
+		struct fk_rgb rgb = fk_color_of_name(c->o->palette, c->o->color_mode, name->p,
+						     name->len, &c->rng);
+		fk_palette_map_put(c->map, name->p, name->len, rgb);
+		return rgb;
+	}
+	if (c->o->color_mode == FK_COLOR_RANDOM || !c->by_name)
+		return fk_color_of_name(c->o->palette, c->o->color_mode, name->p, name->len, &c->rng);
+	if (!c->known[f->name]) {
+		c->by_name[f->name] = fk_color_of_name(c->o->palette, c->o->color_mode, name->p,
+						       name->len, &c->rng);
+		c->known[f->name] = 1;
+	}
+	return c->by_name[f->name];
+}
+
+static double item_width(const struct fk_stack_sums *s)
+{
+	return fk_num_to_double(s->value);
+}
+
+enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
+				     const uint32_t *order, const struct fk_seq *seq,
+				     const struct fk_flame_opts *o, struct fk_flame_report *rep)
+{
+	*rep = (struct fk_flame_report){ 0 };
+	double total = 0;
+	if (seq)
+		for (size_t i = 0; i < seq->count; i++)
+			total += fk_num_to_double(seq->items[i].value);
+	else
+		total = fk_num_to_double(stacks->total);
+	rep->total = total;
+	if (total <= 0) {
+		fk_svg_write_empty(out, o);
+		return FK_FLAME_EMPTY;
+	}
+	/* --total widens the root (time outside the profile); never narrows it. */
+	double timemax = o->total > total ? o->total : total;
+	double widthpertime = (double)(o->width - 20) / timemax;
+	double min_time = o->minwidth_pct ? timemax * o->minwidth / 100 : o->minwidth / widthpertime;
+
+	struct fk_layout L;
+	fk_layout_init(&L, min_time);
+	bool ok = true;
+	if (seq) {
+		for (size_t i = 0; i < seq->count && ok; i++) {
+			const struct fk_seq_item *it = &seq->items[i];
+			if (it->stack == FK_STRTAB_NONE)
+				continue;
+			const struct fk_str *s = fk_strtab_get(&stacks->keys, it->stack);
+			double after = fk_num_to_double(it->value);
+			ok = fk_layout_push(&L, s->p, s->len, after, it->nvalues == 2,
+					    after - fk_num_to_double(it->before));
+		}
+	} else {
+		for (uint32_t i = 0; i < fk_stacks_count(stacks) && ok; i++) {
+			const struct fk_str *s = fk_strtab_get(&stacks->keys, order[i]);
+			const struct fk_stack_sums *v = &stacks->sums[order[i]];
+			ok = fk_layout_push(&L, s->p, s->len, item_width(v), v->diff,
+					    item_width(v) - fk_num_to_double(v->before));
+		}
+	}
+	ok = ok && fk_layout_finish(&L, timemax);
+
+	struct fk_palette_map map = { 0 };
+	struct colorer c = {
+		.o = o, .maxdelta = L.maxdelta,
+		.by_name = calloc(L.names.count + 1, sizeof *c.by_name),
+		.known = calloc(L.names.count + 1, 1),
+		.map = o->consistent_palette ? &map : NULL,
+	};
+	fk_rand_seed(&c.rng, (uint32_t)time(NULL) ^ (uint32_t)getpid());
+	if (ok && c.map) {
+		char err[256];
+		if (!fk_palette_map_load(&map, o->palette_file, err, sizeof err))
+			c.map = NULL; /* unreadable map: draw with computed colours */
+	}
+	if (ok && c.by_name && c.known)
+		fk_svg_write_flame(out, &L, timemax, o, frame_color, &c);
+	else
+		ok = false;
+	if (ok && c.map)
+		fk_palette_map_save(&map, o->palette_file);
+	rep->frames = L.count;
+	rep->omitted = L.omitted;
+	free(c.by_name);
+	free(c.known);
+	fk_palette_map_free(&map);
+	fk_layout_free(&L);
+	return ok ? FK_FLAME_OK : FK_FLAME_NOMEM;
+}

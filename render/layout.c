@@ -1,0 +1,147 @@
+/* layout.c - flamegraph.pl's "flow" merge with pruning on close (see layout.h). */
+#include "layout.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fk_layout_init(struct fk_layout *L, double min_time)
+{
+	*L = (struct fk_layout){ .min_time = min_time, .maxdelta = 1 };
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *g = realloc(*p, c * size);
+	if (!g)
+		return false;
+	*p = g;
+	*cap = c;
+	return true;
+}
+
+static bool ensure_open(struct fk_layout *L, size_t need)
+{
+	if (need <= L->open_cap)
+		return true;
+	size_t c = L->open_cap;
+	size_t c1 = c, c2 = c, c3 = c, c4 = c;
+	bool ok = grow((void **)&L->open_names, &c1, need, sizeof *L->open_names) &&
+		  grow((void **)&L->open_start, &c2, need, sizeof *L->open_start) &&
+		  grow((void **)&L->open_delta, &c3, need, sizeof *L->open_delta) &&
+		  grow((void **)&L->open_has_delta, &c4, need, sizeof *L->open_has_delta);
+	if (ok)
+		L->open_cap = c1;
+	return ok;
+}
+
+/* Closes open frames above depth keep (keep frames remain open). */
+static void close_to(struct fk_layout *L, size_t keep, double t)
+{
+	while (L->open_len > keep) {
+		size_t d = --L->open_len;
+		double start = L->open_start[d];
+		if (t - start < L->min_time) { /* judged alone, as flamegraph.pl does */
+			L->omitted++;
+			continue;
+		}
+		if (!grow((void **)&L->frames, &L->cap, L->count + 1, sizeof *L->frames)) {
+			L->failed = true;
+			continue;
+		}
+		L->frames[L->count++] = (struct fk_frame){
+			.name = L->open_names[d], .depth = (uint32_t)d, .start = start, .end = t,
+			.delta = L->open_delta[d], .has_delta = L->open_has_delta[d],
+		};
+		if (d > L->depthmax)
+			L->depthmax = (uint32_t)d;
+	}
+}
+
+/* Splits on ';' like Perl's split: trailing empty frames are dropped. The
+ * root (name "") comes first. Returns the number of ids, 0 on failure. */
+static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
+{
+	while (len > 0 && s[len - 1] == ';')
+		len--;
+	size_t n = 0;
+	for (size_t i = 0;;) {
+		const char *semi = len > i ? memchr(s + i, ';', len - i) : NULL;
+		size_t end = semi ? (size_t)(semi - s) : len;
+		if (!grow((void **)&L->ids, &L->ids_cap, n + 2, sizeof *L->ids))
+			return 0;
+		if (n == 0)
+			L->ids[n++] = fk_strtab_intern(&L->names, "", 0, NULL);
+		if (len == 0)
+			break;
+		L->ids[n++] = fk_strtab_intern(&L->names, s + i, end - i, NULL);
+		if (L->ids[n - 1] == FK_STRTAB_NONE)
+			return 0;
+		if (!semi)
+			break;
+		i = end + 1;
+	}
+	return L->ids[0] == FK_STRTAB_NONE ? 0 : n;
+}
+
+bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
+		    bool has_delta, double delta)
+{
+	size_t n = frame_ids(L, stack, len);
+	if (n == 0 || !ensure_open(L, n)) {
+		L->failed = true;
+		return false;
+	}
+	size_t same = 0;
+	while (same < L->open_len && same < n && L->open_names[same] == L->ids[same])
+		same++;
+	close_to(L, same, L->time);
+	for (size_t d = same; d < n; d++) {
+		L->open_names[d] = L->ids[d];
+		L->open_start[d] = L->time;
+		/* Only the frame the line ends at carries its delta; the others
+		 * it opens are marked differential with no change. */
+		L->open_delta[d] = has_delta && d == n - 1 ? delta : 0;
+		L->open_has_delta[d] = has_delta;
+	}
+	L->open_len = n;
+	if (has_delta && fabs(delta) > L->maxdelta)
+		L->maxdelta = fabs(delta);
+	L->time += width;
+	return !L->failed;
+}
+
+static int by_depth_then_start(const void *x, const void *y)
+{
+	const struct fk_frame *a = x, *b = y;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+bool fk_layout_finish(struct fk_layout *L, double timemax)
+{
+	close_to(L, 0, L->time);
+	for (size_t i = 0; i < L->count; i++)
+		if (L->frames[i].depth == 0)
+			L->frames[i].end = timemax > L->time ? timemax : L->time;
+	qsort(L->frames, L->count, sizeof *L->frames, by_depth_then_start);
+	return !L->failed;
+}
+
+void fk_layout_free(struct fk_layout *L)
+{
+	fk_strtab_free(&L->names);
+	free(L->frames);
+	free(L->open_names);
+	free(L->open_start);
+	free(L->open_delta);
+	free(L->open_has_delta);
+	free(L->ids);
+	*L = (struct fk_layout){ 0 };
+}

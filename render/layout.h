@@ -1,0 +1,63 @@
+/* layout.h - flame graph layout: stacks -> frame rectangles in time units.
+ *
+ * Stacks arrive in drawing order (sorted for flame graphs, input order for
+ * flame charts) and are merged the way flamegraph.pl merges them: a frame
+ * stays open while consecutive stacks share the same frames from the root.
+ * Frames narrower than the minimum width are dropped when they close, so
+ * memory holds only what will be drawn (plus the open path), and how many
+ * were dropped is counted.
+ *
+ * Owns: the interned frame names and the kept frames. Not thread-safe.
+ */
+#ifndef FK_LAYOUT_H
+#define FK_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analysis/strtab.h"
+
+struct fk_frame {
+	uint32_t name;  /* id in names; the root is depth 0 */
+	uint32_t depth;
+	double start, end; /* in value units; the root's end is timemax */
+	double delta;      /* differential: after - before of the stack ending here */
+	bool has_delta;
+};
+
+struct fk_layout {
+	struct fk_strtab names;
+	struct fk_frame *frames;
+	size_t count, cap;
+	uint32_t depthmax;
+	double time;     /* sum of widths pushed */
+	double maxdelta; /* largest |delta|, at least 1 */
+	uint64_t omitted; /* frames narrower than the minimum width */
+
+	/* merge state */
+	double min_time;  /* frames narrower than this are omitted */
+	uint32_t *open_names;
+	double *open_start, *open_delta;
+	bool *open_has_delta;
+	size_t open_len, open_cap;
+	uint32_t *ids; /* scratch: this stack's frame ids */
+	size_t ids_cap;
+	bool failed;
+};
+
+/* min_time: frames whose width in value units is below it are dropped. */
+void fk_layout_init(struct fk_layout *L, double min_time);
+
+/* Adds one stack ("a;b;c", may be empty) of the given width. has_delta: the
+ * stack's line was differential and delta = after - before. */
+bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
+		    bool has_delta, double delta);
+
+/* Closes every open frame; the root ends at max(time, timemax). Sorts the
+ * frames by depth, then start. false when out of memory at any point. */
+bool fk_layout_finish(struct fk_layout *L, double timemax);
+
+void fk_layout_free(struct fk_layout *L);
+
+#endif

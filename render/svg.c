@@ -1,0 +1,262 @@
+/* svg.c - flame graph SVG writer (see svg.h). */
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+#include "xml.h"
+
+extern const char fk_asset_flamegraph_js[];
+extern const char fk_asset_flamegraph_css[];
+
+/* flamegraph.pl's fixed paddings. */
+#define XPAD 10
+#define FRAMEPAD 1
+
+void fk_perl_number(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.15g", v);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, n, "0");
+}
+
+void fk_commas(const char *digits, char *buf, size_t n)
+{
+	size_t len = strlen(digits), o = 0;
+	size_t lead = (digits[0] == '-' || digits[0] == '+') ? 1 : 0;
+	for (size_t i = 0; i < len && o + 2 < n; i++) {
+		buf[o++] = digits[i];
+		size_t left = len - 1 - i;
+		if (i >= lead && left > 0 && left % 3 == 0)
+			buf[o++] = ',';
+	}
+	buf[o] = '\0';
+}
+
+/* sprintf("%0.1f") and back: flamegraph.pl computes widths from the rounded
+ * text of both ends, so widths must be derived the same way. */
+static double round1(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%0.1f", v);
+	return strtod(buf, NULL);
+}
+
+static const char *annotation_free(const char *p, size_t *len)
+{
+	/* _[k] kernel, _[w] waker, _[i] inlined, _[j] JIT: colour hints only. */
+	if (*len >= 4 && p[*len - 4] == '_' && p[*len - 3] == '[' && p[*len - 1] == ']' &&
+	    p[*len - 2] != '\0' && strchr("kwij", p[*len - 2]))
+		*len -= 4;
+	return p;
+}
+
+struct geometry {
+	double imageheight, ypad1, ypad2, widthpertime;
+};
+
+static void write_header(FILE *out, const struct fk_flame_opts *o, double height)
+{
+	char h[32];
+	fk_perl_number(height, h, sizeof h);
+	fputs("<?xml version=\"1.0\"", out);
+	if (o->encoding) {
+		fputs(" encoding=\"", out);
+		fk_xml_write_str(out, o->encoding, true);
+		fputc('"', out);
+	}
+	fputs(" standalone=\"no\"?>\n"
+	      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n", out);
+	fprintf(out, "<svg version=\"1.1\" width=\"%ld\" height=\"%s\" onload=\"init(evt)\" viewBox=\"0 0 %ld %s\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
+		o->width, h, o->width, h);
+	fputs("<!-- Flame graph drawn by flamekit's flamegraph, compatible with https://github.com/brendangregg/FlameGraph -->\n", out);
+	fputs("<!-- NOTES: ", out);
+	if (o->notes)
+		fk_xml_write_str(out, o->notes, false);
+	fputs(" -->\n", out);
+}
+
+/* <text id=.. x="%0.2f" y=..>: stringTTF in flamegraph.pl. */
+static void write_text(FILE *out, const char *id, double x, double y, const char *extra,
+		       const char *text)
+{
+	char ys[32];
+	fk_perl_number(y, ys, sizeof ys);
+	fprintf(out, "<text %s%s%s x=\"%0.2f\" y=\"%s\" %s>", id ? "id=\"" : "", id ? id : "",
+		id ? "\"" : "", x, ys, extra ? extra : "");
+	fk_xml_write_str(out, text, false);
+	fputs("</text>\n", out);
+}
+
+static void bg_colors(const struct fk_flame_opts *o, const char **c1, const char **c2)
+{
+	const char *bg = o->bgcolors ? o->bgcolors : fk_palette_default_bg(o->palette);
+	if (strcmp(bg, "blue") == 0)
+		*c1 = "#eeeeee", *c2 = "#e0e0ff";
+	else if (strcmp(bg, "green") == 0)
+		*c1 = "#eef2ee", *c2 = "#e0ffe0";
+	else if (strcmp(bg, "grey") == 0)
+		*c1 = "#f8f8f8", *c2 = "#e8e8e8";
+	else if (bg[0] == '#')
+		*c1 = *c2 = bg; /* validated by the caller: #rrggbb */
+	else
+		*c1 = "#eeeeee", *c2 = "#eeeeb0";
+}
+
+static void write_defs_style_script(FILE *out, const struct fk_flame_opts *o)
+{
+	const char *c1, *c2;
+	bg_colors(o, &c1, &c2);
+	char fs[32], ts[32];
+	fk_perl_number(o->fontsize, fs, sizeof fs);
+	fk_perl_number(o->fontsize + 5, ts, sizeof ts);
+	fprintf(out, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n"
+		"\t\t<stop stop-color=\"%s\" offset=\"5%%\" />\n\t\t<stop stop-color=\"%s\" offset=\"95%%\" />\n"
+		"\t</linearGradient>\n</defs>\n", c1, c2);
+	fputs("<style type=\"text/css\">\n\ttext { font-family:", out);
+	fk_xml_write_str(out, o->fonttype, false);
+	fprintf(out, "; font-size:%spx; fill:rgb(0,0,0); }\n\t#title { text-anchor:middle; font-size:%spx; }\n",
+		fs, ts);
+	fputs(fk_asset_flamegraph_css, out);
+	fputs("</style>\n<script type=\"text/ecmascript\">\n<![CDATA[\nvar fk_config = {\"nametype\":", out);
+	fk_json_string(out, o->nametype);
+	fprintf(out, ",\"fontsize\":%s,\"fontwidth\":%.17g,\"xpad\":%d,\"inverted\":%s,\"searchcolor\":",
+		fs, o->fontwidth, XPAD, o->inverted ? "true" : "false");
+	fk_json_string(out, o->searchcolor);
+	fputs("};\n]]>\n</script>\n<script type=\"text/ecmascript\">\n<![CDATA[\n", out);
+	fputs(fk_asset_flamegraph_js, out);
+	fputs("]]>\n</script>\n", out);
+}
+
+static const char *title_text(const struct fk_flame_opts *o)
+{
+	if (o->title && *o->title)
+		return o->title;
+	if (o->flamechart)
+		return "Flame Chart";
+	return o->inverted ? "Icicle Graph" : "Flame Graph";
+}
+
+static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_frame *f,
+			const struct geometry *g, double timemax, const struct fk_flame_opts *o,
+			struct fk_rgb c)
+{
+	const struct fk_str *name = fk_strtab_get(&L->names, f->name);
+	bool root = f->depth == 0 && name->len == 0;
+	double x1 = XPAD + f->start * g->widthpertime;
+	double x2 = XPAD + f->end * g->widthpertime;
+	double y1, y2;
+	if (!o->inverted) {
+		y1 = g->imageheight - g->ypad2 - (f->depth + 1.0) * o->frameheight + FRAMEPAD;
+		y2 = g->imageheight - g->ypad2 - (double)f->depth * o->frameheight;
+	} else {
+		y1 = g->ypad1 + (double)f->depth * o->frameheight;
+		y2 = g->ypad1 + (f->depth + 1.0) * o->frameheight - FRAMEPAD;
+	}
+
+	/* <title>: "name (1,234 samples, 5.67%[; +1.00%])" */
+	char samples[64], samples_txt[96];
+	snprintf(samples, sizeof samples, "%.0f", (f->end - f->start) * o->factor);
+	fk_commas(samples, samples_txt, sizeof samples_txt);
+	fputs("<g >\n<title>", out);
+	if (root) {
+		fputs("all (", out);
+		fputs(samples_txt, out);
+		fputc(' ', out);
+		fk_xml_write_str(out, o->countname, true);
+		fputs(", 100%)", out);
+	} else {
+		size_t len = name->len;
+		annotation_free(name->p, &len);
+		fk_xml_write(out, name->p, len, true);
+		fprintf(out, " (%s ", samples_txt);
+		fk_xml_write_str(out, o->countname, true);
+		fprintf(out, ", %.2f%%", 100 * strtod(samples, NULL) / (timemax * o->factor));
+		if (f->has_delta) {
+			double d = o->negate ? -f->delta : f->delta;
+			char dp[64];
+			snprintf(dp, sizeof dp, "%.2f", 100 * d / (timemax * o->factor));
+			fprintf(out, "; %s%s%%", d > 0 ? "+" : "", dp);
+		}
+		fputc(')', out);
+	}
+	fputs("</title>", out);
+
+	char x1s[48], x2s[48], ws[48], ys[32], hs[48];
+	double rx1 = round1(x1, x1s, sizeof x1s);
+	double rx2 = round1(x2, x2s, sizeof x2s);
+	snprintf(ws, sizeof ws, "%0.1f", rx2 - rx1);
+	snprintf(hs, sizeof hs, "%0.1f", y2 - y1);
+	fk_perl_number(y1, ys, sizeof ys);
+	fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\" />\n",
+		x1s, ys, ws, hs, c.r, c.g, c.b);
+
+	/* Label: as many characters as fit, cut with "..". */
+	char ty[32];
+	fk_perl_number(3 + (y1 + y2) / 2, ty, sizeof ty);
+	fprintf(out, "<text  x=\"%0.2f\" y=\"%s\" >", x1 + 3, ty);
+	double fit = (x2 - x1) / (o->fontsize * o->fontwidth);
+	size_t chars = fit >= 3 ? (size_t)fit : 0;
+	if (chars >= 3 && !root) { /* flamegraph.pl leaves the root unlabelled */
+		const char *label = name->p;
+		size_t len = name->len;
+		annotation_free(label, &len);
+		size_t cut = fk_utf8_offset(label, len, chars);
+		if (cut < len) {
+			fk_xml_write(out, label, fk_utf8_offset(label, len, chars - 2), false);
+			fputs("..", out);
+		} else {
+			fk_xml_write(out, label, len, false);
+		}
+	}
+	fputs("</text>\n</g>\n", out);
+}
+
+void fk_svg_write_flame(FILE *out, const struct fk_layout *L, double timemax,
+			const struct fk_flame_opts *o, fk_frame_color_fn color, void *ctx)
+{
+	bool has_subtitle = o->subtitle && *o->subtitle;
+	struct geometry g = {
+		.ypad1 = o->fontsize * 3,
+		.ypad2 = o->fontsize * 2 + 10,
+		.widthpertime = (double)(o->width - 2 * XPAD) / timemax,
+	};
+	g.imageheight = (L->depthmax + 1.0) * o->frameheight + g.ypad1 + g.ypad2 +
+			(has_subtitle ? o->fontsize * 2 : 0);
+
+	write_header(out, o, g.imageheight);
+	if (L->omitted)
+		fprintf(out, "<!-- flamekit: %llu frames narrower than the minimum width were left out; "
+			"their time shows as their parents' own time -->\n",
+			(unsigned long long)L->omitted);
+	write_defs_style_script(out, o);
+
+	char w[32], h[32];
+	snprintf(w, sizeof w, "%0.1f", (double)o->width);
+	snprintf(h, sizeof h, "%0.1f", g.imageheight);
+	fprintf(out, "<rect x=\"0.0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"url(#background)\"  />\n", w, h);
+	double mid = (double)(o->width / 2);
+	write_text(out, "title", mid, o->fontsize * 2, NULL, title_text(o));
+	if (has_subtitle)
+		write_text(out, "subtitle", mid, o->fontsize * 4, NULL, o->subtitle);
+	write_text(out, "details", XPAD, g.imageheight - g.ypad2 / 2, NULL, " ");
+	write_text(out, "unzoom", XPAD, o->fontsize * 2, "class=\"hide\"", "Reset Zoom");
+	write_text(out, "search", (double)(o->width - XPAD - 100), o->fontsize * 2, NULL, "Search");
+	write_text(out, "ignorecase", (double)(o->width - XPAD - 16), o->fontsize * 2, NULL, "ic");
+	write_text(out, "matched", (double)(o->width - XPAD - 100), g.imageheight - g.ypad2 / 2, NULL, " ");
+
+	fputs("<g id=\"frames\">\n", out);
+	for (size_t i = 0; i < L->count; i++)
+		write_frame(out, L, &L->frames[i], &g, timemax, o, color(ctx, L, &L->frames[i]));
+	fputs("</g>\n</svg>\n", out);
+}
+
+void fk_svg_write_empty(FILE *out, const struct fk_flame_opts *o)
+{
+	write_header(out, o, o->fontsize * 5);
+	write_text(out, NULL, (double)(o->width / 2), o->fontsize * 2, NULL,
+		   "ERROR: No valid input provided to flamegraph.");
+	fputs("</svg>\n", out);
+}

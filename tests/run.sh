@@ -1,0 +1,58 @@
+#!/bin/sh
+# The test driver behind `make test`: unit tests (cmocka, TAP output),
+# end-to-end CLI tests, the browser test and, when FLAMEGRAPH_PL is set, the
+# parity check against flamegraph.pl. Ends with "N passed, N failed".
+set -u
+BUILD=${BUILD:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+
+# Counts TAP lines from stdin into the totals, echoing failures.
+tally() {
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) echo "pass" >> "$log" ;;
+		"not ok "*) echo "fail" >> "$log"; echo "$line" ;;
+		"# "*) echo "$line" ;;
+		esac
+	done
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	{ CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 || true; } | sed "s|^\(not ok [0-9]* - \)|\1$(basename "$t"): |" | tally
+	echo "# $(basename "$t") done"
+done
+
+sh tests/e2e/run.sh "$BUILD" | tally
+
+# Browser test: a real flame graph opened in headless Chromium.
+mkdir -p "$BUILD/browser"
+svg="$BUILD/browser/gelu.svg"
+if "$BUILD/flamegraph" --countname us samples/torch/stacks_gelu_manual.txt > "$svg" 2>/dev/null; then
+	if out=$(sh tests/browser/run.sh "$svg" 2>&1); then
+		case "$out" in
+		*SKIPPED*) echo "# $out" ;;
+		*) echo "ok - browser test" | tally ;;
+		esac
+	else
+		printf '%s\n' "$out" | tail -20
+		echo "not ok - browser test" | tally
+	fi
+else
+	echo "not ok - render the browser test's SVG" | tally
+fi
+
+if [ -n "${FLAMEGRAPH_PL:-}" ]; then
+	if sh tests/parity/flamegraph_pl.sh "$BUILD/flamegraph" tests/e2e/data/*.txt samples/torch/*.txt; then
+		echo "ok - parity with flamegraph.pl" | tally
+	else
+		echo "not ok - parity with flamegraph.pl" | tally
+	fi
+fi
+
+passed=$(grep -c pass "$log")
+failed=$(grep -c fail "$log")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
