@@ -23,7 +23,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   ?=
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP
 LDFLAGS  += $(filter -fsanitize=%,$(OPTFLAGS))
-LIBS     := -lz -lxxhash -lpcre2-8 -lm
+LIBS     := -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make pkg-config zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl

@@ -1,16 +1,31 @@
-/* load.c - stack text files into a stacks table (see load.h). */
+/* load.c - stack text files into a stacks table (see load.h).
+ *
+ * Large plain files are split at line boundaries and parsed by one thread
+ * per core, each into its own table; the tables are then merged. Sums are
+ * exact, so the result does not depend on the split. Bad lines are held by
+ * each worker and reported afterwards, in input order, with file line numbers.
+ */
 #include "load.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../formats/stacktext.h"
+
+/* Below this, threads cost more than they save. */
+#define PARALLEL_MIN_BYTES ((size_t)32 << 20)
+#define MAX_WORKERS 16
 
 struct load_ctx {
 	struct fk_stacks *stacks;
 	struct fk_seq *seq;
 	struct fk_diag *d;
 	const char *name;
-	bool failed;
+	uint64_t fail_line; /* a sum passed 64 bits, or memory ran out, here */
+	enum fk_stacks_status fail;
 };
 
 static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
@@ -45,34 +60,142 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 						 sl.value, sl.nvalues, &id);
 	if (st == FK_STACKS_OK && c->seq) {
 		struct fk_seq_item it = {
-			.stack = id,
-			.nvalues = (uint8_t)sl.nvalues, .before = sl.before, .value = sl.value,
+			.stack = id, .nvalues = (uint8_t)sl.nvalues, .before = sl.before, .value = sl.value,
 		};
 		if (!seq_push(c->seq, &it))
 			st = FK_STACKS_NOMEM;
 	}
-	if (st == FK_STACKS_OVERFLOW) {
-		fk_diag_error(c->d, "%s:%llu: sum of values passes 64 bits", c->name,
-			      (unsigned long long)lineno);
-		c->failed = true;
-		return false;
-	}
-	if (st == FK_STACKS_NOMEM) {
-		fk_diag_error(c->d, "%s:%llu: out of memory", c->name, (unsigned long long)lineno);
-		c->failed = true;
+	if (st != FK_STACKS_OK) {
+		c->fail = st;
+		c->fail_line = lineno;
 		return false;
 	}
 	return true;
 }
 
+static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_status st,
+			   uint64_t line)
+{
+	if (st == FK_STACKS_OVERFLOW)
+		fk_diag_error(d, "%s:%llu: sum of values passes 64 bits", name, (unsigned long long)line);
+	else
+		fk_diag_error(d, "%s:%llu: out of memory", name, (unsigned long long)line);
+}
+
+struct worker {
+	pthread_t thread;
+	const char *p;
+	size_t n;
+	struct fk_stacks own; /* workers after the first aggregate here */
+	struct fk_diag diag;
+	struct load_ctx ctx;
+	uint64_t lines;
+	enum fk_input_result res;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	w->res = fk_input_buffer_lines(w->p, w->n, w->ctx.name, 0, on_line, &w->ctx, &w->diag,
+				       &w->lines);
+	return NULL;
+}
+
+static unsigned worker_count(size_t bytes)
+{
+	const char *env = getenv("FLAMEKIT_THREADS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (bytes < PARALLEL_MIN_BYTES || n < 1)
+		n = 1;
+	return n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
+}
+
+/* Merges worker tables into the first one, then reports in input order. */
+static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
+					 struct fk_diag *d, const char *name)
+{
+	enum fk_input_result res = FK_INPUT_OK;
+	uint64_t offset = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (res == FK_INPUT_OK && !fk_diag_replay(d, &w[i].diag, name, offset))
+			res = FK_INPUT_STOPPED;
+		if (res == FK_INPUT_OK && w[i].ctx.fail != FK_STACKS_OK) {
+			report_failure(d, name, w[i].ctx.fail, w[i].ctx.fail_line + offset);
+			res = FK_INPUT_ERROR;
+		}
+		if (res == FK_INPUT_OK && i > 0) {
+			const struct fk_stacks *s = &w[i].own;
+			for (uint32_t id = 0; id < fk_stacks_count(s) && res == FK_INPUT_OK; id++) {
+				const struct fk_str *k = fk_strtab_get(&s->keys, id);
+				enum fk_stacks_status st = fk_stacks_add_sums(into, k->p, k->len, &s->sums[id], NULL);
+				if (st != FK_STACKS_OK) {
+					fk_diag_error(d, "%s: %s", name, st == FK_STACKS_OVERFLOW
+						      ? "sum of values passes 64 bits" : "out of memory");
+					res = FK_INPUT_ERROR;
+				}
+			}
+			into->lines += s->lines;
+		}
+		offset += w[i].lines;
+		if (i > 0)
+			fk_stacks_free(&w[i].own);
+	}
+	return res;
+}
+
+static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned n,
+					  struct fk_stacks *into, struct fk_diag *d,
+					  const char *name)
+{
+	struct worker w[MAX_WORKERS];
+	memset(w, 0, sizeof w);
+	size_t start = 0;
+	unsigned started = 0;
+	for (unsigned i = 0; i < n; i++) {
+		size_t end = i + 1 == n ? m->len : m->len / n * (i + 1);
+		if (end < start)
+			end = start;
+		const char *nl = end < m->len ? memchr(m->data + end, '\n', m->len - end) : NULL;
+		end = nl ? (size_t)(nl - m->data) + 1 : m->len;
+		w[i].p = m->data + start;
+		w[i].n = end - start;
+		fk_diag_defer(&w[i].diag, d);
+		w[i].ctx = (struct load_ctx){ .stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag,
+					      .name = name };
+		start = end;
+	}
+	for (; started < n; started++)
+		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
+			break;
+	for (unsigned i = started; i < n; i++)
+		work(&w[i]); /* could not start a thread: do its share here */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	return join_workers(w, n, into, d, name);
+}
+
 enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
 				       struct fk_seq *seq, struct fk_diag *d)
 {
-	struct load_ctx c = {
-		.stacks = into, .seq = seq, .d = d, .name = fk_input_display_name(path),
-	};
-	enum fk_input_result r = fk_input_lines(path, c.name, on_line, &c, d);
-	return c.failed ? FK_INPUT_ERROR : r;
+	const char *name = fk_input_display_name(path);
+	struct fk_input_map m;
+	unsigned n;
+	/* Flame charts need input order: they read sequentially. */
+	if (!seq && fk_input_map_open(path, &m)) {
+		if ((n = worker_count(m.len)) > 1) {
+			enum fk_input_result r = load_parallel(&m, n, into, d, name);
+			fk_input_map_close(&m);
+			return r;
+		}
+		fk_input_map_close(&m);
+	}
+	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name };
+	enum fk_input_result r = fk_input_lines(path, name, on_line, &c, d);
+	if (c.fail != FK_STACKS_OK) {
+		report_failure(d, name, c.fail, c.fail_line);
+		return FK_INPUT_ERROR;
+	}
+	return r;
 }
 
 void fk_seq_free(struct fk_seq *s)

@@ -38,7 +38,6 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 	*e = next;
 	s->total = total;
 	s->any_diff |= add->diff;
-	s->lines++;
 	if (id_out)
 		*id_out = id;
 	return FK_STACKS_OK;
@@ -53,39 +52,56 @@ enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size
 		.before = nvalues == 2 ? before : value,
 		.diff = nvalues == 2,
 	};
-	return fk_stacks_add_sums(s, stack, len, &one, id);
+	enum fk_stacks_status st = fk_stacks_add_sums(s, stack, len, &one, id);
+	if (st == FK_STACKS_OK)
+		s->lines++;
+	return st;
 }
 
 /* qsort has no context argument in C11; the table being sorted is kept here
  * for the duration of one fk_stacks_sorted() call. */
 static _Thread_local const struct fk_stacks *sorting;
 
-/* Byte order. When one stack is a prefix of the other, the shorter one is
- * compared as if followed by end_byte (-1: nothing, so it sorts first). */
-static int cmp_bytes(const struct fk_str *a, const struct fk_str *b, int end_byte)
+/* Byte order. When one stack is a prefix of the other, plain order puts the
+ * shorter first. Flame order compares whole lines as flamegraph.pl does:
+ * each stack is followed by " " and a count, so the shorter one continues
+ * with " " and a digit (the count's exact digits are gone after aggregation:
+ * '0' stands for them). */
+static int cmp_bytes(const struct fk_str *a, const struct fk_str *b, bool flame)
 {
 	size_t n = a->len < b->len ? a->len : b->len;
 	int c = memcmp(a->p, b->p, n);
 	if (c || a->len == b->len)
 		return c;
-	bool a_shorter = a->len < b->len;
-	unsigned char next = (unsigned char)(a_shorter ? b->p[n] : a->p[n]);
-	int shorter_first = end_byte <= (int)next ? -1 : 1;
-	return a_shorter ? shorter_first : -shorter_first;
+	if (!flame)
+		return a->len < b->len ? -1 : 1;
+	const struct fk_str *longer = a->len < b->len ? b : a;
+	static const char tail[] = " 0";
+	int shorter_first = -1;
+	for (size_t k = 0; k < 2; k++) {
+		size_t at = n + k;
+		unsigned char next = at < longer->len ? (unsigned char)longer->p[at]
+						      : (unsigned char)tail[at - longer->len];
+		if ((unsigned char)tail[k] != next) {
+			shorter_first = (unsigned char)tail[k] < next ? -1 : 1;
+			break;
+		}
+	}
+	return a->len < b->len ? shorter_first : -shorter_first;
 }
 
 static int cmp_stack(const void *x, const void *y)
 {
 	const struct fk_strtab *k = &sorting->keys;
 	return cmp_bytes(fk_strtab_get(k, *(const uint32_t *)x),
-			 fk_strtab_get(k, *(const uint32_t *)y), -1);
+			 fk_strtab_get(k, *(const uint32_t *)y), false);
 }
 
 static int cmp_flame(const void *x, const void *y)
 {
 	const struct fk_strtab *k = &sorting->keys;
 	return cmp_bytes(fk_strtab_get(k, *(const uint32_t *)x),
-			 fk_strtab_get(k, *(const uint32_t *)y), ' ');
+			 fk_strtab_get(k, *(const uint32_t *)y), true);
 }
 
 static int cmp_value(const void *x, const void *y)

@@ -29,7 +29,7 @@ struct fk_stacks {
 	uint32_t cap;
 	bool any_diff;
 	struct fk_num total;  /* sum of every value */
-	uint64_t lines;       /* lines added */
+	uint64_t lines;       /* lines added with fk_stacks_add */
 };
 
 enum fk_stacks_status {

@@ -6,13 +6,49 @@
 
 void fk_diag_init(struct fk_diag *d, const char *prog)
 {
-	*d = (struct fk_diag){ .prog = prog, .max_shown = 5 };
+	*d = (struct fk_diag){ .prog = prog, .max_shown = FK_DIAG_MAX_SHOWN };
+}
+
+void fk_diag_defer(struct fk_diag *worker, const struct fk_diag *d)
+{
+	*worker = (struct fk_diag){ .prog = d->prog, .max_shown = d->max_shown,
+				    .strict = d->strict, .quiet = d->quiet, .deferred = true };
+}
+
+static void print_line(const char *file, uint64_t line, const char *why)
+{
+	fprintf(stderr, "%s:%llu: %s\n", file, (unsigned long long)line, why);
+}
+
+bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char *file,
+		    uint64_t line_offset)
+{
+	for (unsigned i = 0; i < worker->nheld; i++) {
+		d->bad_lines++;
+		if (!d->quiet && (d->strict || d->bad_lines <= d->max_shown))
+			print_line(file, worker->held[i].line + line_offset, worker->held[i].why);
+		if (d->strict)
+			return false;
+	}
+	d->bad_lines += worker->bad_lines - worker->nheld;
+	return true;
 }
 
 bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
 		  const char *fmt, ...)
 {
 	d->bad_lines++;
+	if (d->deferred) {
+		if (d->nheld < d->max_shown && d->nheld < FK_DIAG_MAX_SHOWN) {
+			struct fk_diag_held *h = &d->held[d->nheld++];
+			h->line = line;
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(h->why, sizeof h->why, fmt, ap);
+			va_end(ap);
+		}
+		return !d->strict;
+	}
 	if (!d->quiet && (d->strict || d->bad_lines <= d->max_shown)) {
 		va_list ap;
 		va_start(ap, fmt);

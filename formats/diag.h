@@ -10,12 +10,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define FK_DIAG_MAX_SHOWN 5
+
+/* A bad line held back by a deferred diag (worker threads), to be printed
+ * in input order once line numbers are known. */
+struct fk_diag_held {
+	uint64_t line;
+	char why[120];
+};
+
 struct fk_diag {
 	const char *prog;   /* prefix for summary lines, e.g. "stackfold" */
 	unsigned max_shown; /* bad lines printed in full before only counting */
 	bool strict;        /* first bad line is an error */
 	bool quiet;         /* count, print nothing (tests, --quiet) */
+	bool deferred;      /* hold messages instead of printing them */
 	uint64_t bad_lines;
+	struct fk_diag_held held[FK_DIAG_MAX_SHOWN];
+	unsigned nheld;
 };
 
 void fk_diag_init(struct fk_diag *d, const char *prog);
@@ -23,6 +35,13 @@ void fk_diag_init(struct fk_diag *d, const char *prog);
 /* Reports one bad line. Returns false when processing must stop (strict). */
 bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A deferred copy of d (same settings) for one worker. */
+void fk_diag_defer(struct fk_diag *worker, const struct fk_diag *d);
+/* Prints what a deferred diag held, its line numbers shifted by line_offset,
+ * and adds its count to d. Returns false when d is strict and it held one. */
+bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char *file,
+		    uint64_t line_offset);
 
 /* "prog: N bad lines skipped (M not shown)" when there were any. */
 void fk_diag_summary(const struct fk_diag *d);

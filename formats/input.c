@@ -12,6 +12,39 @@
 
 #define READ_CHUNK ((size_t)1 << 20)
 
+bool fk_input_map_open(const char *path, struct fk_input_map *m)
+{
+	*m = (struct fk_input_map){ 0 };
+	if (strcmp(path, "-") == 0)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	void *p = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return false;
+	const unsigned char *u = p;
+	if (st.st_size >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
+		munmap(p, (size_t)st.st_size);
+		return false;
+	}
+	madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	m->data = p;
+	m->len = (size_t)st.st_size;
+	return true;
+}
+
+void fk_input_map_close(struct fk_input_map *m)
+{
+	if (m->data)
+		munmap((void *)m->data, m->len);
+	*m = (struct fk_input_map){ 0 };
+}
+
 const char *fk_input_display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -61,11 +94,28 @@ static bool too_long(struct reader *r)
 	return true;
 }
 
+/* Mapped pages already read are handed back as we go, so memory use stays
+ * proportional to what is kept (unique stacks), not to the file's size. */
+#define RELEASE_EVERY ((size_t)16 << 20)
+
+static void release_pages(const char *from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1);
+	uintptr_t b = (uintptr_t)to & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* Splits a mapped (complete) buffer into lines: the zero-copy fast path. */
 static void lines_of_buffer(struct reader *r, const char *p, size_t n)
 {
-	const char *end = p + n;
+	const char *end = p + n, *released = p;
 	while (p < end) {
+		if ((size_t)(p - released) >= RELEASE_EVERY) {
+			release_pages(released, p);
+			released = p;
+		}
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
 		bool ok = len > FK_INPUT_MAX_LINE ? too_long(r) : emit(r, p, len);
@@ -73,6 +123,16 @@ static void lines_of_buffer(struct reader *r, const char *p, size_t n)
 			return;
 		p += len + 1;
 	}
+}
+
+enum fk_input_result fk_input_buffer_lines(const char *p, size_t n, const char *name,
+					   uint64_t first_line, fk_line_fn fn, void *ctx,
+					   struct fk_diag *d, uint64_t *lines)
+{
+	struct reader r = { .name = name, .fn = fn, .ctx = ctx, .d = d, .lineno = first_line };
+	lines_of_buffer(&r, p, n);
+	*lines = r.lineno - first_line;
+	return r.stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
 }
 
 /* Feeds a piece of a stream; partial lines are kept in r->line. */

@@ -31,6 +31,24 @@ enum fk_input_result {
 enum fk_input_result fk_input_lines(const char *path, const char *name,
 				    fk_line_fn fn, void *ctx, struct fk_diag *d);
 
+/* A plain (not compressed) regular file mapped whole, for readers that split
+ * the work across threads. */
+struct fk_input_map {
+	const char *data;
+	size_t len;
+};
+
+/* true when path is a non-empty regular file without gzip magic and it could
+ * be mapped; false otherwise (use fk_input_lines then), never an error. */
+bool fk_input_map_open(const char *path, struct fk_input_map *m);
+void fk_input_map_close(struct fk_input_map *m);
+
+/* The lines of a buffer, numbered from first_line + 1. *lines gets how many
+ * were read. */
+enum fk_input_result fk_input_buffer_lines(const char *p, size_t n, const char *name,
+					   uint64_t first_line, fk_line_fn fn, void *ctx,
+					   struct fk_diag *d, uint64_t *lines);
+
 /* "<stdin>" for "-", else path. */
 const char *fk_input_display_name(const char *path);
 

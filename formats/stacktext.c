@@ -8,16 +8,22 @@ static int is_space(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Splits "text<ws>TOKEN" at its last whitespace run: token at [*tok, len). */
+/* Splits "text<ws>TOKEN" at the last whitespace: the token is [*tok, len) and
+ * the text is everything before the one whitespace character in front of it.
+ * Like flamegraph.pl, other whitespace stays in the text ("a;b  1" has a last
+ * frame "b "), so both tools draw the same frames. */
 static size_t last_token(const char *s, size_t len, size_t *tok)
 {
 	size_t i = len;
 	while (i > 0 && !is_space((unsigned char)s[i - 1]))
 		i--;
 	*tok = i;
-	while (i > 0 && is_space((unsigned char)s[i - 1]))
-		i--;
-	return i; /* length of the text before the whitespace */
+	return i > 0 ? i - 1 : 0;
+}
+
+static int is_numeric_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '.' || c == '-';
 }
 
 static int looks_numeric(const char *s, size_t len)
@@ -55,16 +61,18 @@ enum fk_stackline_kind fk_stackline_parse(const char *line, size_t len,
 	out->before = out->value;
 	out->nvalues = 1;
 	/* A second number before the last one makes the line differential
-	 * ("stack BEFORE AFTER"), exactly as flamegraph.pl reads it. */
-	size_t tok2;
-	size_t head2 = last_token(line, head, &tok2);
-	if (tok2 > 0 && looks_numeric(line + tok2, head - tok2)) {
+	 * ("stack BEFORE AFTER"), exactly as flamegraph.pl reads it. Only the
+	 * characters a number can hold are scanned, never the whole stack. */
+	size_t tok2 = head;
+	while (tok2 > 0 && (is_numeric_char(line[tok2 - 1])))
+		tok2--;
+	if (tok2 < head && tok2 > 0 && is_space((unsigned char)line[tok2 - 1])) {
 		struct fk_num before;
 		st = fk_num_parse(line + tok2, head - tok2, &before);
 		if (st == FK_NUM_OK) {
 			out->before = before;
 			out->nvalues = 2;
-			head = head2;
+			head = tok2 - 1;
 		} else if (st != FK_NUM_SYNTAX) {
 			*why = fk_num_status_text(st);
 			return FK_STACKLINE_INVALID;

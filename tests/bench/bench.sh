@@ -1,0 +1,48 @@
+#!/bin/sh
+# make bench: throughput and memory figures (never a pass/fail test).
+#   BENCH_BYTES  size of the generated input (default 1 GB)
+#   FLAMEGRAPH_PL path of flamegraph.pl to compare against (optional)
+set -u
+BUILD=${BUILD:-build}
+dir=$BUILD/bench
+mkdir -p "$dir"
+bytes=${BENCH_BYTES:-1000000000}
+big=$dir/stacks_$bytes.txt
+here=$(dirname "$0")
+m() { python3 "$here/measure.py" "$1"; }
+
+if [ ! -s "$big" ]; then
+	echo "generating $big ..."
+	"$BUILD/bench-gen" "$bytes" 100000 > "$big.tmp" && mv "$big.tmp" "$big"
+fi
+size=$(wc -c < "$big")
+lines=$(wc -l < "$big")
+cat "$big" > /dev/null # warm the page cache
+mb=$(echo "$size" | awk '{printf "%.1f", $1/1e6}')
+echo "input: $big: $mb MB, $lines lines"
+
+rate() { awk -v b="$size" -v s="$1" 'BEGIN { printf "%.0f MB/s", b / 1e6 / s }'; }
+set -- $(m "wc -l < $big > /dev/null"); wc_s=$1
+echo "wc -l:                    ${wc_s}s  $(rate "$wc_s")"
+set -- $(m "$BUILD/stackfold $big > $dir/folded.txt"); sf_s=$1; sf_rss=$2
+echo "stackfold:                ${sf_s}s  $(rate "$sf_s")  peak RSS $((sf_rss / 1024)) MB  ($(awk -v a="$sf_s" -v b="$wc_s" 'BEGIN{printf "%.2f", a/b}')x wc -l)"
+echo "  unique stacks: $(wc -l < "$dir/folded.txt")"
+set -- $(m "$BUILD/flamegraph $big > $dir/big.svg"); fg_s=$1; fg_rss=$2
+echo "flamegraph:               ${fg_s}s  $(rate "$fg_s")  peak RSS $((fg_rss / 1024)) MB  SVG $(wc -c < "$dir/big.svg") bytes"
+
+small=$dir/stacks_100k.txt
+head -n 100000 "$big" > "$small"
+ssize=$(wc -c < "$small")
+set -- $(m "$BUILD/stackfold $small | $BUILD/flamegraph > $dir/small.svg"); pipe_s=$1
+echo "100k lines ($(echo "$ssize" | awk '{printf "%.1f", $1/1e6}') MB): stackfold | flamegraph: ${pipe_s}s"
+pl=${FLAMEGRAPH_PL:-}
+if [ -n "$pl" ] && [ -f "$pl" ]; then
+	set -- $(m "perl $pl $small > $dir/small_pl.svg 2>/dev/null"); pl_s=$1; pl_rss=$2
+	echo "100k lines: flamegraph.pl: ${pl_s}s  peak RSS $((pl_rss / 1024)) MB  -> flamekit is $(awk -v a="$pl_s" -v b="$pipe_s" 'BEGIN{printf "%.0f", a/b}')x faster"
+else
+	echo "100k lines: flamegraph.pl: not measured (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)"
+fi
+for f in samples/torch/*.txt; do
+	set -- $(m "$BUILD/stackfold $f | $BUILD/flamegraph > /dev/null")
+	echo "sample $(basename "$f"): stackfold | flamegraph ${1}s"
+done
