@@ -63,29 +63,51 @@ static void close_to(struct fk_layout *L, size_t keep, double t)
 	}
 }
 
-/* Splits on ';' like Perl's split: trailing empty frames are dropped. The
- * root (name "") comes first. Returns the number of ids, 0 on failure. */
+/* Frame ids of a stack split on ';' like Perl's split (trailing empty frames
+ * dropped), the root (name "") first. Frames shared with the previous stack
+ * (sorted input shares most) are taken from the open path, not re-interned.
+ * Returns the number of ids, 0 on failure. */
 static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 {
 	while (len > 0 && s[len - 1] == ';')
 		len--;
-	size_t n = 0;
-	for (size_t i = 0;;) {
-		const char *semi = len > i ? memchr(s + i, ';', len - i) : NULL;
+	/* Count the leading frames equal in both stacks; i: where the next starts. */
+	size_t shared = 0, i = 0;
+	if (L->prev && len > 0 && L->prev_len > 0 && L->open_len > 1) {
+		size_t max = len < L->prev_len ? len : L->prev_len, common = 0;
+		while (common < max && s[common] == L->prev[common])
+			common++;
+		bool prev_ends_at_common = common == L->prev_len || L->prev[common] == ';';
+		while (shared + 1 < L->open_len) {
+			const char *semi = memchr(s + i, ';', len - i);
+			size_t end = semi ? (size_t)(semi - s) : len;
+			if (end > common || (end == common && !prev_ends_at_common))
+				break;
+			shared++;
+			i = end + 1;
+			if (!semi)
+				break;
+		}
+	}
+	if (!grow((void **)&L->ids, &L->ids_cap, shared + 2, sizeof *L->ids))
+		return 0;
+	L->ids[0] = L->open_len > 0 ? L->open_names[0] : fk_strtab_intern(&L->names, "", 0, NULL);
+	memcpy(L->ids + 1, L->open_names + 1, shared * sizeof *L->ids);
+	size_t n = shared + 1;
+	while (len > 0 && i <= len) {
+		const char *semi = memchr(s + i, ';', len - i);
 		size_t end = semi ? (size_t)(semi - s) : len;
 		if (!grow((void **)&L->ids, &L->ids_cap, n + 2, sizeof *L->ids))
 			return 0;
-		if (n == 0)
-			L->ids[n++] = fk_strtab_intern(&L->names, "", 0, NULL);
-		if (len == 0)
-			break;
-		L->ids[n++] = fk_strtab_intern(&L->names, s + i, end - i, NULL);
-		if (L->ids[n - 1] == FK_STRTAB_NONE)
+		L->ids[n] = fk_strtab_intern(&L->names, s + i, end - i, NULL);
+		if (L->ids[n++] == FK_STRTAB_NONE)
 			return 0;
 		if (!semi)
 			break;
 		i = end + 1;
 	}
+	L->prev = s;
+	L->prev_len = len;
 	return L->ids[0] == FK_STRTAB_NONE ? 0 : n;
 }
 

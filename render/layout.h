@@ -43,13 +43,16 @@ struct fk_layout {
 	size_t open_len, open_cap;
 	uint32_t *ids; /* scratch: this stack's frame ids */
 	size_t ids_cap;
+	const char *prev; /* the previous stack's bytes (caller keeps them alive) */
+	size_t prev_len;
 	bool failed;
 };
 
 /* min_time: frames whose width in value units is below it are dropped. */
 void fk_layout_init(struct fk_layout *L, double min_time);
 
-/* Adds one stack ("a;b;c", may be empty) of the given width. has_delta: the
+/* Adds one stack ("a;b;c", may be empty) of the given width. Its bytes must
+ * stay valid until the next push (they are compared with the next stack). has_delta: the
  * stack's line was differential and delta = after - before. */
 bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
 		    bool has_delta, double delta);
