@@ -46,16 +46,52 @@ static void usage(FILE *f)
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
        OPT_STRICT, OPT_VERSION };
 
-/* Repeated --include/--exclude patterns are joined as alternatives. */
-static char *join_alternative(char *acc, const char *pattern)
+#define MAX_PATTERNS 64
+
+struct patterns {
+	const char *list[MAX_PATTERNS];
+	int count;
+};
+
+/* Repeated --include/--exclude patterns match as alternatives. Each is
+ * checked alone first so an error names the pattern the user wrote. */
+static struct fk_regex *compile_any(const struct patterns *p, const char *opt, int *status)
 {
-	size_t n = (acc ? strlen(acc) + 1 : 0) + strlen(pattern) + 5;
-	char *s = malloc(n);
-	if (!s)
-		return acc;
-	snprintf(s, n, "%s%s(?:%s)", acc ? acc : "", acc ? "|" : "", pattern);
-	free(acc);
-	return s;
+	char err[512];
+	size_t len = 1;
+	for (int i = 0; i < p->count; i++) {
+		struct fk_regex *one = fk_regex_compile(p->list[i], err, sizeof err);
+		if (!one) {
+			*status = fk_cli_usage_error(prog, "%s: %s", opt, err);
+			return NULL;
+		}
+		fk_regex_free(one);
+		len += strlen(p->list[i]) + 6;
+	}
+	char *joined = malloc(len);
+	if (!joined) {
+		*status = FK_EXIT_BAD_INPUT;
+		return NULL;
+	}
+	joined[0] = '\0';
+	for (int i = 0; i < p->count; i++) {
+		strcat(joined, i ? "|(?:" : "(?:");
+		strcat(joined, p->list[i]);
+		strcat(joined, ")");
+	}
+	struct fk_regex *re = fk_regex_compile(joined, err, sizeof err);
+	if (!re)
+		*status = fk_cli_usage_error(prog, "%s: %s", opt, err);
+	free(joined);
+	return re;
+}
+
+static bool add_pattern(struct patterns *p, const char *pattern)
+{
+	if (p->count == MAX_PATTERNS)
+		return false;
+	p->list[p->count++] = pattern;
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -77,7 +113,7 @@ int main(int argc, char **argv)
 	};
 	const char *output = NULL;
 	enum fk_stacks_order order = FK_ORDER_STACK;
-	char *include = NULL, *exclude = NULL;
+	struct patterns include = { 0 }, exclude = { 0 };
 	bool tag_files = false;
 	struct fk_fold_opts fo = { 0 };
 	struct fk_num min = { 0 };
@@ -96,8 +132,12 @@ int main(int argc, char **argv)
 			else
 				return fk_cli_usage_error(prog, "--sort must be 'stack' or 'value', not '%s'", optarg);
 			break;
-		case OPT_INCLUDE: include = join_alternative(include, optarg); break;
-		case OPT_EXCLUDE: exclude = join_alternative(exclude, optarg); break;
+		case OPT_INCLUDE:
+		case OPT_EXCLUDE:
+			if (!add_pattern(c == OPT_INCLUDE ? &include : &exclude, optarg))
+				return fk_cli_usage_error(prog, "at most %d --include and %d --exclude patterns",
+							  MAX_PATTERNS, MAX_PATTERNS);
+			break;
 		case OPT_TAG: tag_files = true; break;
 		case OPT_STRIP: fo.strip_addresses = true; break;
 		case OPT_SCALE:
@@ -116,18 +156,19 @@ int main(int argc, char **argv)
 		default: return fk_cli_usage_error(prog, "unknown or incomplete option");
 		}
 	}
-	char err[512];
-	if (include && !(fo.include = fk_regex_compile(include, err, sizeof err)))
-		return fk_cli_usage_error(prog, "--include: %s", err);
-	if (exclude && !(fo.exclude = fk_regex_compile(exclude, err, sizeof err)))
-		return fk_cli_usage_error(prog, "--exclude: %s", err);
+	int status = FK_EXIT_OK;
+	if (include.count && !(fo.include = compile_any(&include, "--include", &status)))
+		return status;
+	if (exclude.count && !(fo.exclude = compile_any(&exclude, "--exclude", &status))) {
+		fk_regex_free(fo.include);
+		return status;
+	}
 	bool transform = fo.strip_addresses || fo.include || fo.exclude || fo.scaled || tag_files;
 
 	static char *stdin_only[] = { "-", NULL };
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
 
-	int status = FK_EXIT_OK;
 	struct fk_stacks result = { 0 };
 	struct fk_fold_stats stats = { 0 };
 	for (int i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
@@ -146,7 +187,7 @@ int main(int argc, char **argv)
 			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
 			if (st != FK_STACKS_OK) {
 				fk_diag_error(&diag, "%s", st == FK_STACKS_OVERFLOW
-					      ? "scaled or merged value passes 64 bits"
+					      ? "scaled or merged value passes 64 bits or 18 decimals"
 					      : "out of memory");
 				status = FK_EXIT_BAD_INPUT;
 			}
@@ -172,7 +213,5 @@ int main(int argc, char **argv)
 	fk_stacks_free(&result);
 	fk_regex_free(fo.include);
 	fk_regex_free(fo.exclude);
-	free(include);
-	free(exclude);
 	return status;
 }

@@ -119,16 +119,20 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 	};
 	fk_rand_seed(&c.rng, (uint32_t)time(NULL) ^ (uint32_t)getpid());
 	if (ok && c.map) {
-		char err[256];
-		if (!fk_palette_map_load(&map, o->palette_file, err, sizeof err))
-			c.map = NULL; /* unreadable map: draw with computed colours */
+		char err[200];
+		if (!fk_palette_map_load(&map, o->palette_file, err, sizeof err)) {
+			/* An unreadable map is left alone: draw with computed colours. */
+			snprintf(rep->warning, sizeof rep->warning, "%s (palette map not used)", err);
+			c.map = NULL;
+		}
 	}
 	if (ok && c.by_name && c.known)
 		fk_svg_write_flame(out, &L, timemax, o, frame_color, &c);
 	else
 		ok = false;
-	if (ok && c.map)
-		fk_palette_map_save(&map, o->palette_file);
+	if (ok && c.map && !fk_palette_map_save(&map, o->palette_file))
+		snprintf(rep->warning, sizeof rep->warning, "%s: cannot write the palette map",
+			 o->palette_file);
 	rep->frames = L.count;
 	rep->omitted = L.omitted;
 	free(c.by_name);

@@ -45,6 +45,7 @@ struct fk_flame_report {
 	size_t frames;      /* frames drawn */
 	uint64_t omitted;   /* frames narrower than minwidth, left out */
 	double total;       /* sum of the widths */
+	char warning[256];  /* e.g. an unreadable palette.map, or "" */
 };
 
 enum fk_flame_status {

@@ -197,7 +197,11 @@ int main(int argc, char **argv)
 			if (!fk_cli_double(optarg, &o.total) || o.total < 0)
 				return fk_cli_usage_error(prog, "--total needs a non-negative number, not '%s'", optarg);
 			break;
-		case OPT_ENCODING: o.encoding = optarg; break;
+		case OPT_ENCODING:
+			if (!optarg[0] || strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(optarg))
+				return fk_cli_usage_error(prog, "--encoding needs an encoding name like UTF-8, not '%s'", optarg);
+			o.encoding = optarg;
+			break;
 		case 'o': output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;
@@ -248,7 +252,10 @@ int main(int argc, char **argv)
 			} else if (fs == FK_FLAME_NOMEM) {
 				fk_diag_error(&diag, "out of memory");
 				status = FK_EXIT_BAD_INPUT;
-			} else if (o.total > 0 && o.total < rep.total && o.total / rep.total > 0.02) {
+			} else if (rep.warning[0]) {
+				fk_diag_error(&diag, "%s", rep.warning);
+			}
+			if (fs == FK_FLAME_OK && o.total > 0 && o.total < rep.total && o.total / rep.total > 0.02) {
 				fk_diag_error(&diag, "Specified --total %g is less than actual total %g, so ignored",
 					      o.total, rep.total);
 			}

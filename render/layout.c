@@ -152,7 +152,8 @@ bool fk_layout_finish(struct fk_layout *L, double timemax)
 	for (size_t i = 0; i < L->count; i++)
 		if (L->frames[i].depth == 0)
 			L->frames[i].end = timemax > L->time ? timemax : L->time;
-	qsort(L->frames, L->count, sizeof *L->frames, by_depth_then_start);
+	if (L->count > 0)
+		qsort(L->frames, L->count, sizeof *L->frames, by_depth_then_start);
 	return !L->failed;
 }
 

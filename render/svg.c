@@ -176,6 +176,8 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 		fprintf(out, ", %.2f%%", 100 * strtod(samples, NULL) / (timemax * o->factor));
 		if (f->has_delta) {
 			double d = o->negate ? -f->delta : f->delta;
+			if (d == 0)
+				d = 0; /* no "-0.00%": Perl's deltas are integers */
 			char dp[64];
 			snprintf(dp, sizeof dp, "%.2f", 100 * d / (timemax * o->factor));
 			fprintf(out, "; %s%s%%", d > 0 ? "+" : "", dp);

@@ -1,0 +1,478 @@
+#!/bin/sh
+# shellcheck disable=SC2317 # helpers are called through "$@"
+# End-to-end tests of the stackfold and flamegraph commands, TAP-style:
+# one "ok N - ..." or "not ok N - ..." line per case (failures add "# " lines).
+# Runs every case (never stops at the first failure); exits 1 if any failed.
+#
+# Usage (from anywhere; paths are resolved against the repo root):
+#   sh tests/e2e/run.sh build            # or build-san (make SANITIZE=1)
+#   UPDATE_GOLDEN=1 sh tests/e2e/run.sh build   # rewrite tests/e2e/golden/*
+#
+# Inputs are in tests/e2e/data/ (*.txt are well-formed and also feed the
+# flamegraph.pl parity check in tests/run.sh; *.in are not parity inputs).
+# Expected outputs are in tests/e2e/golden/. SVG goldens are normalized: the
+# embedded viewer JS and CSS (render/flamegraph.js, .css, edited on their own)
+# are elided, everything else (header, options, frames) is compared byte for
+# byte.
+#
+# The flamegraph goldens were checked by eye once, and their frames compared
+# with the real flamegraph.pl (FlameGraph checkout, same options, same input)
+# with `python3 tests/parity/svg_frames.py`: the frame lists and the <svg>
+# size line are identical for flame_default, flame_inverted, flame_reverse,
+# flame_java, flame_chart and flame_diff (as of writing this file). After
+# UPDATE_GOLDEN=1, redo that check before committing new goldens.
+#
+set -u
+LC_ALL=C
+export LC_ALL
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/e2e/run.sh BUILD_DIR" >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd) || exit 2
+cd "$root" || exit 2
+BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "run.sh: no build directory '$1'" >&2; exit 2; }
+SF=$BUILD/stackfold
+FG=$BUILD/flamegraph
+D=$root/tests/e2e/data
+G=$root/tests/e2e/golden
+for b in "$SF" "$FG"; do
+	[ -x "$b" ] || { echo "Bail out! $b is missing (run make first)"; exit 2; }
+done
+command -v python3 >/dev/null 2>&1 || { echo "Bail out! python3 is needed"; exit 2; }
+
+# Sanitizer builds: a sanitizer report must never pass for an expected
+# "exit 1"; give it its own status, and also look for its report on stderr.
+ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:abort_on_error=0}
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
+export ASAN_OPTIONS UBSAN_OPTIONS
+
+T=$(mktemp -d) || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+n=0
+failed=0
+
+# ---------------------------------------------------------------- helpers --
+
+# run CMD...: runs CMD (stdin /dev/null unless CMD redirects it); stdout in
+# $T/out, stderr in $T/err, exit status in $rc.
+run() {
+	"$@" < /dev/null > "$T/out" 2> "$T/err"
+	rc=$?
+}
+
+begin() { problems=; }
+problem() {
+	problems="$problems$1
+"
+}
+# finish DESC [nosan]: prints the TAP line for the checks made since begin.
+finish() {
+	n=$((n + 1))
+	if [ "${2:-}" != nosan ] && grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$T/err"; then
+		problem "sanitizer report: $(grep -E 'Sanitizer|runtime error' "$T/err" | head -2)"
+	fi
+	if [ -z "$problems" ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1"
+		printf '%s' "$problems" | head -n 10 | sed 's/^/# /'
+	fi
+}
+sep() { # the "--" between a case's arguments and its command
+	[ "$1" = "--" ] || { echo "Bail out! test script error: expected '--' before the command, got '$1'"; exit 2; }
+}
+stderr_head() { head -c 400 "$T/err" | head -n 3 | tr '\n' '|'; }
+want_rc() {
+	[ "$rc" -eq "$1" ] || problem "exit status $rc, expected $1; stderr: $(stderr_head)"
+}
+want_err() {
+	grep -qF -- "$1" "$T/err" || problem "stderr lacks '$1'; stderr: $(stderr_head)"
+}
+want_out() {
+	grep -qF -- "$1" "$T/out" || problem "stdout lacks '$1'; stdout: $(head -c 200 "$T/out" | head -n 3 | tr '\n' '|')"
+}
+want_xml() {
+	python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$T/out" 2> "$T/xmlerr" ||
+		problem "stdout is not well-formed XML: $(tail -n 1 "$T/xmlerr")"
+}
+
+# expect_exit CODE DESC -- CMD...: CMD exits with CODE.
+expect_exit() {
+	c=$1 d=$2; shift 2; sep "$1"; shift
+	begin; run "$@"; want_rc "$c"; finish "$d"
+}
+# expect_stderr_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stderr.
+expect_stderr_contains() {
+	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	begin; run "$@"; want_rc "$c"; want_err "$t"; finish "$d"
+}
+# expect_stdout_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stdout.
+expect_stdout_contains() {
+	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	begin; run "$@"; want_rc "$c"; want_out "$t"; finish "$d"
+}
+# expect_stdout CODE TEXT DESC -- CMD...: exit CODE, stdout is exactly TEXT
+# (plus a final newline, if TEXT is not empty).
+expect_stdout() {
+	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	begin; run "$@"; want_rc "$c"
+	[ -z "$t" ] && : > "$T/want" || printf '%s\n' "$t" > "$T/want"
+	cmp -s "$T/want" "$T/out" || problem "stdout differs: got '$(head -c 200 "$T/out" | tr '\n' '|')', expected '$(tr '\n' '|' < "$T/want")'"
+	finish "$d"
+}
+# expect_usage TEXT DESC -- CMD...: usage error: exit 2, TEXT and the --help
+# hint on stderr, nothing on stdout.
+expect_usage() {
+	t=$1 d=$2; shift 2; sep "$1"; shift
+	begin; run "$@"; want_rc 2; want_err "$t"; want_err "--help"
+	[ -s "$T/out" ] && problem "stdout is not empty"
+	finish "$d"
+}
+# expect_svg DESC -- CMD...: exit 0, stdout is a well-formed SVG.
+expect_svg() {
+	d=$1; shift; sep "$1"; shift
+	begin; run "$@"; want_rc 0; want_xml; want_out "</svg>"; finish "$d"
+}
+# expect_golden GOLDEN DESC -- CMD...: exit 0 and stdout equals
+# tests/e2e/golden/GOLDEN (normalized when GOLDEN is an .svg).
+expect_golden() {
+	gname=$1 g=$G/$1 d=$2; shift 2; sep "$1"; shift
+	begin; run "$@"; want_rc 0
+	case "$g" in
+	*.svg) want_xml; normalize_svg < "$T/out" > "$T/got" ;;
+	*) cp "$T/out" "$T/got" ;;
+	esac
+	if [ -n "${UPDATE_GOLDEN:-}" ] && [ -z "$problems" ]; then
+		if grep -qxF "$gname" "$T/updated" 2>/dev/null; then
+			cmp -s "$g" "$T/got" || problem "cases sharing golden $gname disagree"
+		else
+			cp "$T/got" "$g"
+			echo "$gname" >> "$T/updated"
+			d="$d (golden updated)"
+		fi
+	elif [ ! -f "$g" ]; then
+		problem "no golden file $g (UPDATE_GOLDEN=1 writes it)"
+	elif ! cmp -s "$g" "$T/got"; then
+		problem "output differs from golden $gname:"
+		diff "$g" "$T/got" > "$T/diff"
+		while IFS= read -r l; do problem "  $(printf '%s' "$l" | cut -c1-150)"; done <<EOF
+$(head -n 6 "$T/diff")
+EOF
+	fi
+	finish "$d"
+}
+
+# Follow-up checks on the output of the previous expect_* (each is a case).
+then_stdout_contains() { begin; want_out "$1"; finish "$2" nosan; }
+then_stdout_lacks() {
+	begin; grep -qF -- "$1" "$T/out" && problem "stdout contains '$1'"; finish "$2" nosan
+}
+then_stdout_matches() { # extended regex
+	begin; grep -Eq -- "$1" "$T/out" || problem "stdout does not match /$1/"; finish "$2" nosan
+}
+then_stderr_lacks() {
+	begin; grep -qF -- "$1" "$T/err" && problem "stderr contains '$1'"; finish "$2" nosan
+}
+then_wellformed() { begin; want_xml; finish "$1" nosan; }
+then_stdout_empty() { begin; [ -s "$T/out" ] && problem "stdout is not empty"; finish "$1" nosan; }
+# then_count FILE TEXT N DESC: TEXT occurs N times in FILE (out or err).
+then_count() {
+	begin
+	got=$(grep -oF -- "$2" "$T/$1" | wc -l | tr -d ' ')
+	[ "$got" -eq "$3" ] || problem "'$2' occurs $got times in std$1, expected $3"
+	finish "$4" nosan
+}
+# then_lines FILE ERE N DESC: N lines of FILE (out or err) match ERE.
+then_lines() {
+	begin
+	got=$(grep -Ec -- "$2" "$T/$1")
+	[ "$got" -eq "$3" ] || problem "$got lines of std$1 match /$2/, expected $3"
+	finish "$4" nosan
+}
+# then_stdout_same FILE DESC: stdout is byte for byte FILE.
+then_stdout_same() {
+	begin; cmp -s "$1" "$T/out" || problem "stdout differs from $1"; finish "$2" nosan
+}
+keep() { cp "$T/out" "$1"; } # keeps the last stdout for a later comparison
+
+# Command wrappers, usable after "--" (called through "$@": SC2317 is off).
+feed() { f=$1; shift; "$@" < "$f"; }                 # feed FILE CMD...: FILE as stdin (a regular file)
+# shellcheck disable=SC2002 # the pipe is the point
+pipe_in() { f=$1; shift; cat "$f" | "$@"; }         # pipe_in FILE CMD...: FILE through a pipe
+in_dir() { (cd "$1" && shift && "$@"); }            # in_dir DIR CMD...
+fold_to_flame() { "$SF" "$@" | "$FG"; }             # stackfold ARGS | flamegraph
+to_full() { "$@" > /dev/full; }                     # to_full CMD...: stdout is /dev/full
+
+# Drops the embedded viewer assets from an SVG (see the top of this file).
+normalize_svg() {
+	awk '
+	/^<style type="text\/css">$/ { print; style = 1; k = 0; next }
+	style && /^<\/style>$/ { print "[viewer CSS elided by tests/e2e/run.sh]"; print; style = 0; next }
+	style { if (++k <= 2) print; next }
+	/^<script type="text\/ecmascript">$/ { print; script = 1; buf = ""; next }
+	script && /^<\/script>$/ {
+		if (buf ~ /var fk_config/) printf "%s", buf; else print "[viewer JS elided by tests/e2e/run.sh]"
+		print; script = 0; next
+	}
+	script { buf = buf $0 "\n"; next }
+	{ print }'
+}
+
+# ------------------------------------------- 1. golden files: stackfold --
+
+expect_golden fold_agg.txt "stackfold sums repeated stacks (decimals exactly), sorted by stack" -- "$SF" "$D/fold_agg.txt"
+then_stdout_contains "main;run;io 3.75" "stackfold: 1.25 + 2.5 = 3.75 exactly"
+expect_golden fold_sort_value.txt "stackfold --sort=value: largest first" -- "$SF" --sort=value "$D/fold_agg.txt"
+expect_golden fold_include.txt "stackfold --include keeps stacks with a matching frame" -- "$SF" --include '_add_' "$D/fold_torch.txt"
+expect_golden fold_include2.txt "stackfold --include twice: either pattern" -- "$SF" --include mul --include 'item_of' "$D/fold_torch.txt"
+expect_golden fold_exclude.txt "stackfold --exclude twice drops stacks matching either" -- "$SF" --exclude Linear --exclude '^train\.py\(7\)' "$D/fold_torch.txt"
+expect_golden fold_tag_files.txt "stackfold --tag-files over two files" -- in_dir "$D" "$SF" --tag-files fold_a.txt fold_b.txt
+expect_golden fold_two_files.txt "stackfold merges several files" -- "$SF" "$D/fold_a.txt" "$D/fold_b.txt"
+expect_golden fold_strip.txt "stackfold --strip-addresses merges two torch runs" -- "$SF" --strip-addresses "$D/fold_torch.txt" "$D/fold_torch_run2.txt"
+expect_golden fold_scale.txt "stackfold --scale 0.001 (exact decimals)" -- "$SF" --scale 0.001 "$D/fold_agg.txt"
+expect_golden fold_min.txt "stackfold --min 3.75 keeps values >= 3.75" -- "$SF" --min 3.75 "$D/fold_agg.txt"
+expect_golden fold_diff.txt "stackfold sums both columns of differential input" -- "$SF" "$D/fold_diff.in"
+expect_golden fold_agg.txt "stackfold reads '-' (stdin, a file)" -- feed "$D/fold_agg.txt" "$SF" -
+expect_golden fold_agg.txt "stackfold reads '-' (stdin, a pipe)" -- pipe_in "$D/fold_agg.txt" "$SF" -
+expect_golden fold_agg.txt "stackfold reads standard input without FILE" -- pipe_in "$D/fold_agg.txt" "$SF"
+gzip -c "$D/fold_agg.txt" > "$T/agg.gz"
+expect_golden fold_agg.txt "stackfold reads a .gz file" -- "$SF" "$T/agg.gz"
+expect_golden fold_agg.txt "stackfold reads gzip data from stdin" -- feed "$T/agg.gz" "$SF" -
+expect_golden fold_agg.txt "stackfold reads gzip data from a pipe" -- pipe_in "$T/agg.gz" "$SF" -
+gzip -c "$D/fold_a.txt" > "$T/ab.gz"; gzip -c "$D/fold_b.txt" >> "$T/ab.gz"
+expect_golden fold_two_files.txt "stackfold reads a multi-member .gz (cat a.gz b.gz)" -- "$SF" "$T/ab.gz"
+expect_golden fold_mixed.txt "stackfold mixes .gz and plain inputs" -- "$SF" "$T/agg.gz" "$D/fold_a.txt" --min 4 "$D/fold_b.txt"
+
+# ------------------------------------------ 1. golden files: flamegraph --
+# (frames compared with flamegraph.pl, see the top of this file)
+
+expect_golden flame_default.svg "flamegraph default options" -- "$FG" "$D/flame_small.txt"
+expect_golden flame_inverted.svg "flamegraph --inverted" -- "$FG" --inverted "$D/flame_small.txt"
+expect_golden flame_reverse.svg "flamegraph --reverse" -- "$FG" --reverse "$D/flame_small.txt"
+expect_golden flame_java.svg "flamegraph --colors java" -- "$FG" --colors java "$D/flame_java.txt"
+expect_golden flame_diff.svg "flamegraph differential input" -- "$FG" "$D/flame_diff.txt"
+expect_golden flame_chart.svg "flamegraph --flamechart" -- "$FG" --flamechart "$D/flame_chart.txt"
+
+# ------------------------------------------------------- 2. bad input --
+
+printf 'main;ok 1\nmain;novalue\n' > "$T/noval.txt"
+expect_stderr_contains 0 "noval.txt:2: no value at the end of the line" "line without a value: reported, skipped" -- "$SF" "$T/noval.txt"
+then_stdout_contains "main;ok 1" "line without a value: the good line is kept"
+then_stderr_lacks "noval.txt:1:" "line without a value: good lines are not reported"
+expect_stderr_contains 0 "1 bad line skipped" "line without a value: summary line" -- "$SF" "$T/noval.txt"
+printf 'main;neg -5\nmain;ok 2\n' > "$T/neg.txt"
+expect_stderr_contains 0 "neg.txt:1: negative value" "negative value: reported, skipped" -- "$SF" "$T/neg.txt"
+expect_stdout 0 "main;ok 2" "negative value: only the good line is written" -- "$SF" -q "$T/neg.txt"
+printf 'a 1.25\na 2.5\nb 0.1\nb 0.2\n' > "$T/dec.txt"
+expect_stdout 0 "a 3.75
+b 0.3" "decimal values accepted and summed exactly (0.1 + 0.2 = 0.3)" -- "$SF" "$T/dec.txt"
+expect_svg "decimal values: flamegraph accepts them" -- "$FG" "$T/dec.txt"
+printf 'big 18446744073709551616\nmax 18446744073709551615\n' > "$T/over.txt"
+expect_stderr_contains 0 "over.txt:1: value does not fit in 64 bits" "2^64 value: reported, skipped" -- "$SF" "$T/over.txt"
+expect_stdout 0 "max 18446744073709551615" "2^64-1 value: accepted exactly" -- "$SF" -q "$T/over.txt"
+printf 'a;b 18446744073709551615\na;b 1\n' > "$T/sum.txt"
+expect_stderr_contains 1 "sum.txt:2: sum of values passes 64 bits" "sum past 2^64-1: stackfold exits 1" -- "$SF" "$T/sum.txt"
+then_stdout_empty "sum past 2^64-1: stackfold writes nothing"
+expect_stderr_contains 1 "sum.txt:2: sum of values passes 64 bits" "sum past 2^64-1: flamegraph exits 1" -- "$FG" "$T/sum.txt"
+printf 'a 18446744073709551615\n' > "$T/max.txt"
+printf 'a 1\n' > "$T/one.txt"
+expect_stderr_contains 1 "one.txt:1: sum of values passes 64 bits" "sum past 2^64-1 over two files: exits 1" -- "$SF" "$T/max.txt" "$T/one.txt"
+printf 'a 18446744073709551615\nb 1\n' > "$T/total.txt"
+expect_stderr_contains 1 "total.txt:2: sum of values passes 64 bits" "two stacks whose total passes 2^64-1: flamegraph exits 1" -- "$FG" "$T/total.txt"
+expect_stderr_contains 1 "total.txt:2: sum of values passes 64 bits" "two stacks whose total passes 2^64-1: stackfold exits 1" -- "$SF" "$T/total.txt"
+expect_stderr_contains 1 "passes 64 bits" "--scale 2 past 2^64-1: exits 1" -- "$SF" --scale 2 "$T/max.txt"
+printf 'a 1.0000000000000000001\nb 1\n' > "$T/prec.txt"
+expect_stderr_contains 0 "prec.txt:1: value has more than 18 decimals" "value with 19 decimals: reported, skipped" -- "$SF" "$T/prec.txt"
+printf 'main;a 1\nmain;b\000c 2\nmain;d 3\n' > "$T/nul.txt"
+expect_stderr_contains 0 "nul.txt:2: NUL byte in line" "NUL byte in a line: reported, skipped" -- "$SF" "$T/nul.txt"
+then_stdout_contains "main;d 3" "NUL byte in a line: the next line is kept"
+expect_svg "NUL byte in a line: flamegraph draws the rest" -- "$FG" -q "$T/nul.txt"
+expect_stderr_contains 1 "nul.txt:2: NUL byte in line" "NUL byte in a line, --strict: exit 1" -- "$SF" --strict "$T/nul.txt"
+# 4 KiB of binary junk, always the same bytes (fixed seed).
+python3 -c 'import random,sys; random.seed(20240601); sys.stdout.buffer.write(random.randbytes(4096))' > "$T/junk.bin"
+expect_stderr_contains 0 "junk.bin:1: " "binary junk: stackfold reports bad lines, exit 0" -- "$SF" "$T/junk.bin"
+then_stdout_empty "binary junk: no stacks written"
+then_count err "bad lines skipped (" 1 "binary junk: summary with a hidden count"
+then_count err "no stacks found" 1 "binary junk: 'no stacks found' note"
+expect_stderr_contains 1 "No stack counts found" "binary junk: flamegraph exit 1" -- "$FG" "$T/junk.bin"
+then_wellformed "binary junk: flamegraph's error SVG is well-formed"
+expect_exit 1 "binary junk with --strict: exit 1" -- "$SF" --strict "$T/junk.bin"
+python3 -c 'import sys; sys.stdout.write("main;other 1\nmain;" + "x" * (1 << 20) + ";leaf 5\n")' > "$T/longname.txt"
+expect_exit 0 "1 MiB frame name: stackfold accepts it" -- "$SF" "$T/longname.txt"
+then_stdout_same "$T/longname.txt" "1 MiB frame name: stackfold writes it unchanged"
+expect_svg "1 MiB frame name: flamegraph SVG well-formed" -- "$FG" "$T/longname.txt"
+then_count out "xxxxxxxxxxxxxxxx..</text>" 1 "1 MiB frame name: label cut with '..'"
+expect_exit 0 "1 MiB frame name through a pipe (line split across reads)" -- pipe_in "$T/longname.txt" "$SF"
+then_stdout_same "$T/longname.txt" "1 MiB frame name through a pipe: written unchanged"
+gzip -c "$T/longname.txt" > "$T/longname.gz"
+expect_exit 0 "1 MiB frame name in a .gz (line split across inflate chunks)" -- "$SF" "$T/longname.gz"
+then_stdout_same "$T/longname.txt" "1 MiB frame name in a .gz: written unchanged"
+expect_svg "1 MiB frame name in a .gz through a pipe: flamegraph" -- pipe_in "$T/longname.gz" "$FG"
+python3 -c 'import sys; sys.stdout.write(";".join("f%d" % i for i in range(10000)) + " 7\n")' > "$T/deep.txt"
+expect_exit 0 "10,000-frame stack: stackfold accepts it" -- "$SF" "$T/deep.txt"
+then_stdout_same "$T/deep.txt" "10,000-frame stack: stackfold writes it unchanged"
+expect_exit 0 "10,000-frame stack: stackfold --tag-files --strip-addresses --include" -- "$SF" --tag-files --strip-addresses --include 'f9999$' "$T/deep.txt"
+expect_svg "10,000-frame stack: flamegraph SVG well-formed" -- "$FG" "$T/deep.txt"
+then_count out "<g >" 10001 "10,000-frame stack: 10,001 frames drawn (with the root)"
+expect_svg "10,000-frame stack: flamegraph --reverse --inverted" -- "$FG" --reverse --inverted "$T/deep.txt"
+size=$(wc -c < "$T/agg.gz")
+head -c 30 "$T/agg.gz" > "$T/cut.gz"
+head -c $((size - 4)) "$T/agg.gz" > "$T/notrailer.gz"
+expect_stderr_contains 1 "cut.gz: truncated gzip data" "truncated .gz: stackfold exit 1" -- "$SF" "$T/cut.gz"
+then_stdout_empty "truncated .gz: stackfold writes nothing"
+expect_stderr_contains 1 "notrailer.gz: truncated gzip data" "truncated .gz (trailer cut): stackfold exit 1" -- "$SF" "$T/notrailer.gz"
+expect_stderr_contains 1 "<stdin>: truncated gzip data" "truncated .gz on stdin: exit 1" -- feed "$T/cut.gz" "$SF"
+expect_stderr_contains 1 "cut.gz: truncated gzip data" "truncated .gz: flamegraph exit 1" -- "$FG" "$T/cut.gz"
+{ cat "$T/agg.gz"; echo garbage; } > "$T/trailing.gz"
+expect_stderr_contains 1 "trailing garbage after gzip data" ".gz with trailing garbage: exit 1" -- "$SF" "$T/trailing.gz"
+: > "$T/empty.txt"
+expect_stderr_contains 0 "empty.txt: no stacks found" "empty file: stackfold exit 0 with a note" -- "$SF" "$T/empty.txt"
+then_stdout_empty "empty file: stackfold writes nothing"
+expect_stderr_contains 0 "<stdin>: no stacks found" "empty stdin: stackfold exit 0 with a note" -- "$SF"
+expect_stderr_contains 1 "No stack counts found" "empty file: flamegraph exit 1" -- "$FG" "$T/empty.txt"
+then_wellformed "empty file: flamegraph's error SVG is well-formed"
+then_stdout_contains "ERROR: No valid input provided to flamegraph." "empty file: flamegraph's error SVG says why"
+printf 'main;a 1\nmain;bad\nmain;worse -1\nmain;c 2\n' > "$T/strict.txt"
+expect_stderr_contains 1 "strict.txt:2: no value at the end of the line" "--strict: first bad line exits 1" -- "$SF" --strict "$T/strict.txt"
+then_stderr_lacks "strict.txt:3:" "--strict: stops at the first bad line"
+then_stdout_empty "--strict: stackfold writes nothing"
+expect_stderr_contains 1 "strict.txt:2: no value at the end of the line" "--strict: flamegraph exits 1 too" -- "$FG" --strict "$T/strict.txt"
+then_stdout_empty "--strict: flamegraph writes nothing"
+printf 'main;bad%s\n' 1 2 3 4 5 6 7 8 > "$T/many.txt"
+echo "main;good 1" >> "$T/many.txt"
+expect_stderr_contains 0 "stackfold: 8 bad lines skipped (3 not shown)" "summary counts the bad lines beyond the first 5" -- "$SF" "$T/many.txt"
+then_lines err '^.*many\.txt:[0-9]+: ' 5 "only the first 5 bad lines are shown"
+expect_stderr_contains 0 "flamegraph: 8 bad lines skipped (3 not shown)" "flamegraph: same summary" -- "$FG" "$T/many.txt"
+expect_stderr_contains 0 "18 bad lines skipped (13 not shown)" "summary counts bad lines over several files" -- "$SF" "$T/many.txt" "$T/many.txt" "$T/strict.txt"
+expect_stdout 0 "main;good 1" "-q: bad lines not reported" -- "$SF" -q "$T/many.txt"
+then_lines err '.' 0 "-q: stderr is empty"
+printf 'main;a;b 1\r\nmain;a;c 2\r\nmain;a;b 3\r\n' > "$T/crlf.txt"
+tr -d '\r' < "$T/crlf.txt" > "$T/lf.txt"
+expect_exit 0 "LF input renders (reference for CRLF)" -- "$FG" "$T/lf.txt"; keep "$T/lf.svg"
+expect_stdout 0 "main;a;b 4
+main;a;c 2" "CRLF input: stackfold accepts it, no CR in output" -- "$SF" "$T/crlf.txt"
+expect_svg "CRLF input: flamegraph accepts it (flamegraph.pl does not)" -- "$FG" "$T/crlf.txt"
+then_stdout_same "$T/lf.svg" "CRLF input: same SVG as the LF input"
+# invalid UTF-8 (\377, a cut 2-byte sequence, a surrogate, an overlong '/'),
+# control characters (\001 \033 \177 \013) and valid UTF-8 (e acute).
+printf 'main;bad\377utf;cut\303 3\nmain;sur\355\240\200;over\300\257 2\nmain;ctl\001\033[31m\177\013x;caf\303\251 4\n' > "$T/utf.txt"
+expect_svg "invalid UTF-8 and control characters: well-formed SVG" -- "$FG" "$T/utf.txt"
+then_stdout_contains "bad$(printf '\357\277\275')utf" "invalid UTF-8 becomes U+FFFD"
+then_stdout_contains "caf$(printf '\303\251')" "valid UTF-8 is kept"
+expect_svg "invalid UTF-8 in titles/options: well-formed SVG" -- "$FG" --title "$(printf 't\377\001')" --countname "$(printf 'c\300')" --nametype "$(printf 'n\355\240\200')" "$T/utf.txt"
+expect_exit 0 "invalid UTF-8: stackfold passes the bytes through" -- "$SF" "$T/utf.txt"
+then_stdout_contains "$(printf 'main;bad\377utf;cut\303 3')" "invalid UTF-8: stackfold output byte-exact"
+expect_stderr_contains 1 "nosuch.txt: No such file or directory" "missing input file: exit 1" -- "$SF" "$T/nosuch.txt"
+expect_stderr_contains 1 "is a directory" "directory as input: exit 1" -- "$FG" "$T"
+expect_stderr_contains 1 "write error" "stackfold: write error (/dev/full) exits 1" -- to_full "$SF" "$D/fold_agg.txt"
+expect_stderr_contains 1 "write error" "flamegraph: write error (/dev/full) exits 1" -- to_full "$FG" "$D/fold_agg.txt"
+
+# -------------------------------------------------------- 3. escaping --
+
+expect_svg "hostile frame names: well-formed SVG" -- "$FG" "$D/escape.txt"
+then_count out "<script" 2 "hostile frame names: exactly our two <script elements"
+then_stdout_lacks "<script>alert" "hostile frame names: no raw <script>alert"
+then_count out "]]>" 2 "hostile frame names: ']]>' only ends our two CDATA sections"
+then_stdout_contains "<title>&lt;script&gt;alert(1)&lt;/script&gt; (5 samples" "hostile frame names: <script> escaped in the tooltip"
+then_stdout_contains "<title>&quot;double&quot; 'single' (3 samples" "hostile frame names: quotes escaped in the tooltip"
+then_stdout_contains "<title>a&amp;b (3 samples" "hostile frame names: & escaped"
+then_stdout_contains "<title>&lt;!-- comment --&gt; (1 samples" "hostile frame names: '<!--' escaped"
+expect_svg "hostile frame names, --inverted --reverse --colors java" -- "$FG" --inverted --reverse --colors java "$D/escape.txt"
+then_count out "<script" 2 "hostile frame names, other options: still two <script"
+expect_svg "hostile frame names via stackfold | flamegraph" -- fold_to_flame "$D/escape.txt"
+then_count out "<script" 2 "hostile frame names via stackfold: still two <script"
+hostile='<script>alert(1)</script> & "q" ]]> --'
+expect_svg "title/subtitle/countname/nametype/fonttype with < & \": well-formed" -- "$FG" --title "T$hostile" --subtitle "S$hostile" --countname "C$hostile" --nametype "N$hostile" --fonttype "F$hostile" "$D/flame_small.txt"
+then_count out "<script" 2 "options with markup: still exactly two <script"
+then_stdout_contains '<text id="title" x="600.00" y="24" >T&lt;script&gt;alert(1)&lt;/script&gt; &amp; "q" ]]&gt; --</text>' "--title escaped"
+then_stdout_contains '>S&lt;script&gt;alert(1)&lt;/script&gt; &amp; "q" ]]&gt; --</text>' "--subtitle escaped"
+then_stdout_contains '(86 C&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot; ]]&gt; --, 100%)' "--countname escaped in tooltips"
+then_stdout_contains '"nametype":"N\u003cscript\u003ealert(1)\u003c/script\u003e \u0026 \"q\" ]]\u003e --"' "--nametype escaped in the script's JSON"
+then_stdout_contains 'font-family:F&lt;script&gt;alert(1)&lt;/script&gt; &amp; "q" ]]&gt; --;' "--fonttype escaped"
+expect_svg "--notes with & and \": well-formed" -- "$FG" --notes 'a & "b"' "$D/flame_small.txt"
+then_stdout_contains '<!-- NOTES: a &amp; "b" -->' "--notes escaped"
+expect_svg "--encoding ISO-8859-1 declared" -- "$FG" --encoding ISO-8859-1 "$D/flame_small.txt"
+then_stdout_contains '<?xml version="1.0" encoding="ISO-8859-1" standalone="no"?>' "--encoding written in the XML declaration"
+begin; run "$FG" --encoding 'UTF-8"x' "$D/flame_small.txt"
+[ "$rc" -eq 2 ] || want_xml; finish "--encoding with '\"': usage error or well-formed SVG"
+expect_usage "--notes cannot contain" "--notes with '--' is refused (it would end the comment)" -- "$FG" --notes 'a -- b' "$D/flame_small.txt"
+expect_usage "--notes cannot contain" "--notes with '<' is refused" -- "$FG" --notes '<x>' "$D/flame_small.txt"
+
+# --------------------------------------------------- 4. usage errors --
+
+expect_usage "unrecognized option '--nosuch'" "stackfold: unknown option" -- "$SF" --nosuch "$D/fold_a.txt"
+expect_usage "unrecognized option '--nosuch'" "flamegraph: unknown option" -- "$FG" --nosuch "$D/fold_a.txt"
+expect_usage "--width needs an integer" "flamegraph --width 1200.5" -- "$FG" --width 1200.5 "$D/fold_a.txt"
+expect_usage "unknown palette 'nosuch'" "flamegraph --colors nosuch" -- "$FG" --colors nosuch "$D/fold_a.txt"
+expect_usage "--bgcolors must be" "flamegraph --bgcolors nosuch" -- "$FG" --bgcolors nosuch "$D/fold_a.txt"
+expect_usage "--minwidth needs a number" "flamegraph --minwidth abc" -- "$FG" --minwidth abc "$D/fold_a.txt"
+expect_usage "--height needs an integer" "flamegraph --height 0" -- "$FG" --height 0 "$D/fold_a.txt"
+expect_usage "is ambiguous" "flamegraph --c (ambiguous prefix)" -- "$FG" --c java "$D/fold_a.txt"
+expect_usage "--sort must be 'stack' or 'value', not 'bogus'" "stackfold --sort=bogus" -- "$SF" --sort=bogus "$D/fold_a.txt"
+expect_usage "--include: bad regex" "stackfold bad --include regex '('" -- "$SF" --include '(' "$D/fold_a.txt"
+expect_usage "--exclude: bad regex" "stackfold bad --exclude regex '['" -- "$SF" --exclude '[' "$D/fold_a.txt"
+expect_usage "--scale needs a non-negative decimal" "stackfold --scale -1" -- "$SF" --scale -1 "$D/fold_a.txt"
+expect_usage "--min needs a non-negative decimal" "stackfold --min abc" -- "$SF" --min abc "$D/fold_a.txt"
+expect_usage "stackfold" "stackfold --output without its argument" -- "$SF" --output
+expect_stdout_contains 0 "Usage: stackfold" "stackfold --help: exit 0, Usage on stdout" -- "$SF" --help
+expect_stdout_contains 0 "Usage: flamegraph" "flamegraph --help: exit 0, Usage on stdout" -- "$FG" --help
+expect_stdout_contains 0 "Usage: flamegraph" "flamegraph -help (single dash)" -- "$FG" -help
+expect_exit 0 "flamegraph --colors java (reference)" -- "$FG" --colors java "$D/flame_java.txt"; keep "$T/java.svg"
+expect_exit 0 "flamegraph --color=java (unique prefix, '=')" -- "$FG" --color=java "$D/flame_java.txt"
+then_stdout_same "$T/java.svg" "--color=java: same SVG as --colors java"
+expect_exit 0 "flamegraph -colors java (single dash)" -- "$FG" -colors java "$D/flame_java.txt"
+then_stdout_same "$T/java.svg" "-colors java: same SVG as --colors java"
+expect_stdout_contains 0 '<text id="title" x="600.00" y="24" >X</text>' "flamegraph -title=X (single dash)" -- "$FG" -title=X "$D/flame_small.txt"
+expect_stdout_contains 0 '>Icicle Graph</text>' "flamegraph --inv (prefix of --inverted)" -- "$FG" --inv "$D/flame_small.txt"
+then_stdout_matches '<title>all \(86 samples, 100%\)</title><rect x="10.0" y="36"' "--inv: root drawn at the top"
+
+# ------------------------------------------------ 5. drop-in behaviour --
+
+expect_exit 0 "flamegraph on raw input (reference)" -- "$FG" "$D/fold_agg.txt"; keep "$T/agg.svg"
+expect_svg "stackfold FILE | flamegraph" -- fold_to_flame "$D/fold_agg.txt"
+then_stdout_same "$T/agg.svg" "stackfold | flamegraph: same SVG as flamegraph on the raw input"
+expect_svg "stackfold --strip-addresses two runs | flamegraph" -- fold_to_flame --strip-addresses "$D/fold_torch.txt" "$D/fold_torch_run2.txt"
+then_stdout_contains "<title>&lt;built-in_method_add_of_type_object&gt; (80 samples" "stripped addresses merge in the graph"
+expect_svg "stackfold differential | flamegraph" -- fold_to_flame "$D/fold_diff.in"
+then_stdout_matches '<title>grow \(11 samples, [0-9.]+%; \+[0-9.]+%\)</title><rect [^>]*fill="rgb\(255,' "differential through stackfold: growth stays red"
+expect_svg "differential input" -- "$FG" "$D/flame_diff.txt"
+then_stdout_matches '<title>inner \(10 samples, [0-9.]+%; \+[0-9.]+%\)</title><rect [^>]*fill="rgb\(255,0,0\)"' "differential: largest growth is red"
+then_stdout_matches '<title>shrink \(5 samples, [0-9.]+%; -[0-9.]+%\)</title><rect [^>]*fill="rgb\(0,0,255\)"' "differential: largest shrink is blue"
+then_stdout_matches '<title>same \(3 samples, [0-9.]+%; 0.00%\)</title><rect [^>]*fill="rgb\(255,255,255\)"' "differential: no change is white"
+expect_svg "differential input, --negate" -- "$FG" --negate "$D/flame_diff.txt"
+then_stdout_matches '<title>inner \(10 samples, [0-9.]+%; -[0-9.]+%\)</title><rect [^>]*fill="rgb\(0,0,255\)"' "--negate: growth is blue"
+then_stdout_matches '<title>shrink \(5 samples, [0-9.]+%; \+[0-9.]+%\)</title><rect [^>]*fill="rgb\(255,0,0\)"' "--negate: shrink is red"
+then_stdout_lacks "; -0.00%)" "--negate: a zero delta reads 0.00%, not -0.00%"
+mkdir "$T/cp"
+expect_svg "--cp in an empty directory" -- in_dir "$T/cp" "$FG" --cp "$D/flame_small.txt"
+begin; grep -qx 'matmul->rgb([0-9]*,[0-9]*,[0-9]*)' "$T/cp/palette.map" 2>/dev/null || problem "no 'matmul->rgb(..)' line in ./palette.map"; finish "--cp writes palette.map in the current directory" nosan
+sed 's/^matmul->.*/matmul->rgb(1,2,3)/' "$T/cp/palette.map" > "$T/cp/pm" && mv "$T/cp/pm" "$T/cp/palette.map"
+expect_svg "--cp with an edited palette.map" -- in_dir "$T/cp" "$FG" --cp "$D/flame_small.txt"
+then_stdout_matches '<title>matmul \(40 samples, 46.51%\)</title><rect [^>]*fill="rgb\(1,2,3\)"' "--cp uses the colours in palette.map"
+expect_svg "--cp adds new names to palette.map" -- in_dir "$T/cp" "$FG" --cp "$D/flame_java.txt"
+begin; grep -q '^matmul->rgb(1,2,3)$' "$T/cp/palette.map" || problem "palette.map lost the edited matmul entry"
+grep -q '^libjvm.so->rgb(' "$T/cp/palette.map" || problem "palette.map lacks the new libjvm.so entry"; finish "--cp keeps old entries and adds new ones" nosan
+expect_svg "every frame narrower than --minwidth: frameless SVG" -- "$FG" --minwidth 2000 "$D/flame_small.txt"
+then_count out "<g >" 0 "every frame narrower than --minwidth: no frames drawn"
+expect_svg "--flamechart" -- "$FG" --flamechart "$D/flame_chart.txt"
+then_stdout_matches '<title>b \(1 samples, 25.00%\)</title><rect x="10.0" y="53"' "--flamechart: first input line first"
+then_stdout_matches '<title>a \(1 samples, 25.00%\)</title><rect x="305.0" y="53"' "--flamechart: second input line second"
+then_stdout_matches '<title>b \(2 samples, 50.00%\)</title><rect x="600.0" y="53"' "--flamechart: consecutive repeats merge, after the rest"
+then_stdout_contains '>Flame Chart</text>' "--flamechart: title 'Flame Chart'"
+expect_stdout_contains 0 '<title>a (1 samples, 25.00%)</title><rect x="10.0" y="53"' "without --flamechart, stacks are sorted" -- "$FG" "$D/flame_chart.txt"
+expect_exit 0 "flamegraph -o FILE" -- "$FG" -o "$T/o.svg" "$D/flame_small.txt"
+begin; [ -s "$T/out" ] && problem "stdout not empty with -o"; python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$T/o.svg" 2>/dev/null || problem "$T/o.svg missing or not well-formed"; finish "flamegraph -o writes the SVG to FILE" nosan
+expect_exit 0 "stackfold -o FILE" -- "$SF" -o "$T/o.txt" "$D/fold_agg.txt"
+begin; cmp -s "$T/o.txt" "$G/fold_agg.txt" || problem "-o file differs from golden fold_agg.txt"; finish "stackfold -o writes the folded text to FILE" nosan
+
+echo "1..$n"
+if [ "$failed" -gt 0 ]; then
+	echo "# $failed of $n failed"
+	exit 1
+fi
+echo "# all $n passed"
+exit 0
