@@ -97,6 +97,52 @@ static int load_inputs(char **inputs, int n, struct fk_stacks *raw, struct fk_se
 	return FK_EXIT_OK;
 }
 
+/* Rewrites *stacks into out with fo; seq and order (when given) follow the
+ * new ids; order keeps the first place of stacks that merged. */
+static bool rewrite(struct fk_stacks **stacks, struct fk_stacks *out, const struct fk_fold_opts *fo,
+		    struct fk_seq *seq, uint32_t *order)
+{
+	uint32_t n = fk_stacks_count(*stacks);
+	uint32_t *map = malloc((n + 1) * sizeof *map);
+	if (!map || fk_fold(out, *stacks, fo, NULL, map) != FK_STACKS_OK) {
+		free(map);
+		return false;
+	}
+	if (seq)
+		for (size_t i = 0; i < seq->count; i++)
+			seq->items[i].stack = map[seq->items[i].stack];
+	bool ok = true;
+	if (order) {
+		uint8_t *placed = calloc(fk_stacks_count(out) + 1, 1);
+		uint32_t kept = 0;
+		ok = placed != NULL;
+		for (uint32_t i = 0; ok && i < n; i++) {
+			uint32_t id = map[order[i]];
+			if (!placed[id]) {
+				placed[id] = 1;
+				order[kept++] = id;
+			}
+		}
+		free(placed);
+	}
+	free(map);
+	*stacks = out;
+	return ok;
+}
+
+/* flamegraph.pl's stack rewrites, in its order: --reverse as lines are read
+ * (before sorting), the chain palette's waker marks after sorting. */
+static bool prepare(struct fk_stacks **stacks, struct fk_stacks *reversed, struct fk_stacks *chained,
+		    struct fk_seq *seq, uint32_t **order, bool reverse, bool chain)
+{
+	struct fk_fold_opts rev = { .reverse = true }, wake = { .chain_wakers = true };
+	if (reverse && !rewrite(stacks, reversed, &rev, seq, NULL))
+		return false;
+	if (!seq && !(*order = fk_stacks_sorted(*stacks, FK_ORDER_FLAME)))
+		return false;
+	return !chain || rewrite(stacks, chained, &wake, seq, seq ? NULL : *order);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -215,27 +261,16 @@ int main(int argc, char **argv)
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
 
-	struct fk_stacks raw = { 0 }, folded = { 0 };
+	struct fk_stacks raw = { 0 }, reversed = { 0 }, chained = { 0 };
 	struct fk_seq seq = { 0 };
-	uint32_t *map = NULL, *order = NULL;
+	uint32_t *order = NULL;
 	int status = load_inputs(inputs, ninputs, &raw, o.flamechart ? &seq : NULL, &diag);
 	fk_diag_summary(&diag);
 
-	/* --reverse and the chain palette rewrite stacks (once per unique one). */
 	struct fk_stacks *stacks = &raw;
-	struct fk_fold_opts fo = { .reverse = reverse, .chain_wakers = o.palette == FK_PAL_CHAIN };
-	if (status == FK_EXIT_OK && (fo.reverse || fo.chain_wakers)) {
-		map = malloc((fk_stacks_count(&raw) + 1) * sizeof *map);
-		if (!map || fk_fold(&folded, &raw, &fo, NULL, map) != FK_STACKS_OK) {
-			fk_diag_error(&diag, "out of memory");
-			status = FK_EXIT_BAD_INPUT;
-		} else {
-			for (size_t i = 0; i < seq.count; i++)
-				seq.items[i].stack = map[seq.items[i].stack];
-			stacks = &folded;
-		}
-	}
-	if (status == FK_EXIT_OK && !o.flamechart && !(order = fk_stacks_sorted(stacks, FK_ORDER_FLAME))) {
+	if (status == FK_EXIT_OK &&
+	    !prepare(&stacks, &reversed, &chained, o.flamechart ? &seq : NULL, &order, reverse,
+		     o.palette == FK_PAL_CHAIN)) {
 		fk_diag_error(&diag, "out of memory");
 		status = FK_EXIT_BAD_INPUT;
 	}
@@ -264,9 +299,9 @@ int main(int argc, char **argv)
 		}
 	}
 	free(order);
-	free(map);
 	fk_seq_free(&seq);
 	fk_stacks_free(&raw);
-	fk_stacks_free(&folded);
+	fk_stacks_free(&reversed);
+	fk_stacks_free(&chained);
 	return status;
 }
