@@ -92,46 +92,61 @@ static bool any_frame_matches(struct fk_regex *re, const char *p, const size_t *
 }
 
 /* flamegraph.pl's chain-graph rewrite, on Perl's terms: split on ";--;"
- * (trailing empty parts dropped), keep the first part, then ";--;", then the
- * other parts with every frame suffixed "_[w]". */
+ * (left to right, without overlaps; trailing empty parts dropped), keep the
+ * first part, then ";--;", then the other parts joined by ";--;" with every
+ * frame in them suffixed "_[w]". */
 static bool chain_annotate(struct scratch *s, struct scratch *tmp)
 {
 	static const char sep[] = ";--;";
 	tmp->len = 0;
 	if (!reserve(tmp, s->len * 2 + 16))
 		return false;
-	size_t len = s->len;
-	/* Drop trailing empty parts: a stack ending in ";--;" repeatedly. */
-	while (len >= 4 && memcmp(s->p + len - 4, sep, 4) == 0)
-		len -= 4;
-	const char *end = s->p + len;
-	const char *first_end = len ? memmem(s->p, len, sep, 4) : NULL;
-	const char *p = first_end ? first_end : end;
-	memcpy(tmp->p, s->p, (size_t)(p - s->p));
-	tmp->len = (size_t)(p - s->p);
+	/* Part boundaries: parts[k] = [start, end). */
+	size_t nparts = 0, cap = 0;
+	size_t (*parts)[2] = NULL;
+	for (size_t i = 0;;) {
+		const char *q = i < s->len ? memmem(s->p + i, s->len - i, sep, 4) : NULL;
+		size_t end = q ? (size_t)(q - s->p) : s->len;
+		if (nparts == cap) {
+			cap = cap ? cap * 2 : 8;
+			void *g = realloc(parts, cap * sizeof *parts);
+			if (!g) {
+				free(parts);
+				return false;
+			}
+			parts = g;
+		}
+		parts[nparts][0] = i;
+		parts[nparts][1] = end;
+		nparts++;
+		if (!q)
+			break;
+		i = end + 4;
+	}
+	while (nparts > 0 && parts[nparts - 1][0] == parts[nparts - 1][1])
+		nparts--;
+	if (nparts > 0) {
+		memcpy(tmp->p, s->p + parts[0][0], parts[0][1] - parts[0][0]);
+		tmp->len = parts[0][1] - parts[0][0];
+	}
 	memcpy(tmp->p + tmp->len, sep, 4);
 	tmp->len += 4;
-	bool first_part = true;
-	while (p < end) {
-		p += 4; /* skip the separator */
-		const char *q = memmem(p, (size_t)(end - p), sep, 4);
-		const char *part_end = q ? q : end;
-		if (!first_part) {
+	for (size_t k = 1; k < nparts; k++) {
+		if (k > 1) {
 			memcpy(tmp->p + tmp->len, sep, 4);
 			tmp->len += 4;
 		}
-		first_part = false;
-		for (const char *c = p; c < part_end; c++) {
-			if (*c == ';') {
+		for (size_t c = parts[k][0]; c < parts[k][1]; c++) {
+			if (s->p[c] == ';') {
 				memcpy(tmp->p + tmp->len, "_[w]", 4);
 				tmp->len += 4;
 			}
-			tmp->p[tmp->len++] = *c;
+			tmp->p[tmp->len++] = s->p[c];
 		}
 		memcpy(tmp->p + tmp->len, "_[w]", 4);
 		tmp->len += 4;
-		p = part_end;
 	}
+	free(parts);
 	struct scratch swap = *s;
 	*s = *tmp;
 	*tmp = swap;

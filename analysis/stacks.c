@@ -22,6 +22,11 @@ static bool ensure_sums(struct fk_stacks *s, uint32_t id)
 enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
 					 const struct fk_stack_sums *add, uint32_t *id_out)
 {
+	/* A stack's sums never exceed the totals, so checking the totals first
+	 * refuses an overflow before anything is added. */
+	struct fk_num total = s->total, total_before = s->total_before;
+	if (!fk_num_add(&total, add->value) || !fk_num_add(&total_before, add->before))
+		return FK_STACKS_OVERFLOW;
 	bool added;
 	uint32_t id = fk_strtab_intern(&s->keys, stack, len, &added);
 	if (id == FK_STRTAB_NONE || !ensure_sums(s, id))
@@ -29,14 +34,11 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 	struct fk_stack_sums *e = &s->sums[id];
 	if (added)
 		*e = (struct fk_stack_sums){ 0 };
-	struct fk_stack_sums next = *e;
-	struct fk_num total = s->total;
-	if (!fk_num_add(&next.value, add->value) || !fk_num_add(&next.before, add->before) ||
-	    !fk_num_add(&total, add->value))
-		return FK_STACKS_OVERFLOW;
-	next.diff |= add->diff;
-	*e = next;
+	fk_num_add(&e->value, add->value);
+	fk_num_add(&e->before, add->before);
+	e->diff |= add->diff;
 	s->total = total;
+	s->total_before = total_before;
 	s->any_diff |= add->diff;
 	if (id_out)
 		*id_out = id;
@@ -62,46 +64,61 @@ enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size
  * for the duration of one fk_stacks_sorted() call. */
 static _Thread_local const struct fk_stacks *sorting;
 
-/* Byte order. When one stack is a prefix of the other, plain order puts the
- * shorter first. Flame order compares whole lines as flamegraph.pl does:
- * each stack is followed by " " and a count, so the shorter one continues
- * with " " and a digit (the count's exact digits are gone after aggregation:
- * '0' stands for them). */
-static int cmp_bytes(const struct fk_str *a, const struct fk_str *b, bool flame)
+/* Bytes of a stack's line after position at: the stack's own bytes, then
+ * " VALUE" (" BEFORE AFTER" for differential stacks), as flamegraph.pl sees
+ * the line when it sorts. */
+static int line_byte(const struct fk_str *k, const char *tail, size_t tail_len, size_t at)
 {
+	if (at < k->len)
+		return (unsigned char)k->p[at];
+	at -= k->len;
+	return at < tail_len ? (unsigned char)tail[at] : -1;
+}
+
+static size_t line_tail(const struct fk_stack_sums *v, char *buf)
+{
+	size_t n = 0;
+	buf[n++] = ' ';
+	if (v->diff) {
+		n += fk_num_format(v->before, buf + n);
+		buf[n++] = ' ';
+	}
+	n += fk_num_format(v->value, buf + n);
+	return n;
+}
+
+/* Byte order. When one stack is a prefix of the other, plain order puts the
+ * shorter first; flame order compares whole lines, stack and values, as
+ * flamegraph.pl's sort does (so frames split and merge the same way). */
+static int cmp_bytes(uint32_t x, uint32_t y, bool flame)
+{
+	const struct fk_str *a = fk_strtab_get(&sorting->keys, x);
+	const struct fk_str *b = fk_strtab_get(&sorting->keys, y);
 	size_t n = a->len < b->len ? a->len : b->len;
 	int c = memcmp(a->p, b->p, n);
 	if (c || a->len == b->len)
 		return c;
 	if (!flame)
 		return a->len < b->len ? -1 : 1;
-	const struct fk_str *longer = a->len < b->len ? b : a;
-	static const char tail[] = " 0";
-	int shorter_first = -1;
-	for (size_t k = 0; k < 2; k++) {
-		size_t at = n + k;
-		unsigned char next = at < longer->len ? (unsigned char)longer->p[at]
-						      : (unsigned char)tail[at - longer->len];
-		if ((unsigned char)tail[k] != next) {
-			shorter_first = (unsigned char)tail[k] < next ? -1 : 1;
-			break;
-		}
+	char ta[2 * FK_NUM_TEXT_MAX + 2], tb[2 * FK_NUM_TEXT_MAX + 2];
+	size_t la = line_tail(&sorting->sums[x], ta), lb = line_tail(&sorting->sums[y], tb);
+	for (size_t at = n;; at++) {
+		int ca = line_byte(a, ta, la, at), cb = line_byte(b, tb, lb, at);
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (ca < 0)
+			return 0;
 	}
-	return a->len < b->len ? shorter_first : -shorter_first;
 }
 
 static int cmp_stack(const void *x, const void *y)
 {
-	const struct fk_strtab *k = &sorting->keys;
-	return cmp_bytes(fk_strtab_get(k, *(const uint32_t *)x),
-			 fk_strtab_get(k, *(const uint32_t *)y), false);
+	return cmp_bytes(*(const uint32_t *)x, *(const uint32_t *)y, false);
 }
 
 static int cmp_flame(const void *x, const void *y)
 {
-	const struct fk_strtab *k = &sorting->keys;
-	return cmp_bytes(fk_strtab_get(k, *(const uint32_t *)x),
-			 fk_strtab_get(k, *(const uint32_t *)y), true);
+	return cmp_bytes(*(const uint32_t *)x, *(const uint32_t *)y, true);
 }
 
 static int cmp_value(const void *x, const void *y)

@@ -29,6 +29,7 @@ struct fk_stacks {
 	uint32_t cap;
 	bool any_diff;
 	struct fk_num total;  /* sum of every value */
+	struct fk_num total_before; /* sum of every "before" value */
 	uint64_t lines;       /* lines added with fk_stacks_add */
 };
 

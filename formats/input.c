@@ -276,7 +276,12 @@ static enum fk_input_result read_gzip(struct raw *s, struct reader *r)
 			z.avail_in = (unsigned)n;
 		}
 		if (member_done) {
-			/* Another member may follow; anything else is garbage. */
+			/* Another member may follow, or zero padding (tape and
+			 * block devices add it); anything else is garbage. */
+			while (z.avail_in > 0 && z.next_in[0] == 0)
+				z.next_in++, z.avail_in--;
+			if (z.avail_in == 0)
+				continue;
 			if (z.next_in[0] != 0x1f) {
 				fk_diag_error(r->d, "%s: trailing garbage after gzip data", r->name);
 				res = FK_INPUT_ERROR;

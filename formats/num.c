@@ -1,6 +1,8 @@
 /* num.c - exact decimal arithmetic for stack values (see num.h). */
 #include "num.h"
 
+#include <stdlib.h>
+
 static const uint64_t pow10_u64[FK_NUM_MAX_SCALE + 1] = {
 	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
@@ -134,9 +136,12 @@ int fk_num_cmp(struct fk_num a, struct fk_num b)
 
 double fk_num_to_double(struct fk_num a)
 {
-	uint64_t ip = (uint64_t)(a.mant / pow10_u64[a.scale]);
-	uint64_t fp = (uint64_t)(a.mant % pow10_u64[a.scale]);
-	return (double)ip + (double)fp / (double)pow10_u64[a.scale];
+	if (a.scale == 0)
+		return (double)(uint64_t)a.mant;
+	/* strtod rounds the decimal text correctly, as Perl does. */
+	char buf[FK_NUM_TEXT_MAX];
+	fk_num_format(a, buf);
+	return strtod(buf, NULL);
 }
 
 static size_t format_u64(uint64_t v, char *buf)

@@ -21,9 +21,10 @@ static size_t last_token(const char *s, size_t len, size_t *tok)
 	return i > 0 ? i - 1 : 0;
 }
 
+/* What flamegraph.pl accepts as a number: [0-9]+(.[0-9]*)? */
 static int is_numeric_char(char c)
 {
-	return (c >= '0' && c <= '9') || c == '.' || c == '-';
+	return (c >= '0' && c <= '9') || c == '.';
 }
 
 static int looks_numeric(const char *s, size_t len)

@@ -92,7 +92,8 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 	if (!grow((void **)&L->ids, &L->ids_cap, shared + 2, sizeof *L->ids))
 		return 0;
 	L->ids[0] = L->open_len > 0 ? L->open_names[0] : fk_strtab_intern(&L->names, "", 0, NULL);
-	memcpy(L->ids + 1, L->open_names + 1, shared * sizeof *L->ids);
+	if (shared > 0)
+		memcpy(L->ids + 1, L->open_names + 1, shared * sizeof *L->ids);
 	size_t n = shared + 1;
 	while (len > 0 && i <= len) {
 		const char *semi = memchr(s + i, ';', len - i);
