@@ -20,9 +20,11 @@ OPTFLAGS := -O2 -g
 endif
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# CFLAGS/LDFLAGS from the command line or environment are added, never lost.
 CFLAGS   ?=
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP
-LDFLAGS  += $(filter -fsanitize=%,$(OPTFLAGS))
+LDFLAGS  ?=
+FK_CFLAGS  = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
+FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
 LIBS     := -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
@@ -39,33 +41,33 @@ all: $(BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(FK_CFLAGS) -c $< -o $@
 
 # The viewer's JS and CSS are real files, embedded at build time.
 $(BUILD)/embed: render/embed.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(FK_CFLAGS) $< -o $@
 $(BUILD)/gen/assets.c: $(BUILD)/embed render/flamegraph.js render/flamegraph.css
 	@mkdir -p $(dir $@)
 	$(BUILD)/embed $@ fk_asset_flamegraph_js=render/flamegraph.js fk_asset_flamegraph_css=render/flamegraph.css
 $(BUILD)/gen/assets.o: $(BUILD)/gen/assets.c
-	$(CC) $(CFLAGS) -Irender -c $< -o $@
+	$(CC) $(FK_CFLAGS) -Irender -c $< -o $@
 
 $(BUILD)/libflamekit.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/stackfold: $(BUILD)/analysis/stackfold.o $(BUILD)/libflamekit.a
-	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 $(BUILD)/flamegraph: $(BUILD)/render/flamegraph.o $(BUILD)/libflamekit.a
-	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-missing-prototypes $(LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lcmocka -o $@
+	$(CC) $(FK_CFLAGS) -Wno-missing-prototypes $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lcmocka -o $@
 
 # deps first, then the build (which may run in parallel).
 test: deps
@@ -75,7 +77,7 @@ run-tests: all $(UNIT_BINS) $(BUILD)/bench-gen
 
 $(BUILD)/bench-gen: tests/bench/gen.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(FK_CFLAGS) $< -o $@
 
 demo: deps
 	@$(MAKE) --no-print-directory all

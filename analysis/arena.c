@@ -58,3 +58,18 @@ void fk_arena_free(struct fk_arena *a)
 	}
 	*a = (struct fk_arena){ 0 };
 }
+
+void fk_arena_adopt(struct fk_arena *a, struct fk_arena *from)
+{
+	struct fk_arena_chunk **tail = &from->chunks;
+	while (*tail)
+		tail = &(*tail)->next;
+	/* from's chunks go behind a's: a keeps allocating from its current one. */
+	*tail = a->chunks ? a->chunks->next : NULL;
+	if (a->chunks)
+		a->chunks->next = from->chunks;
+	else
+		a->chunks = from->chunks;
+	a->bytes += from->bytes;
+	*from = (struct fk_arena){ 0 };
+}

@@ -19,6 +19,10 @@
 #define PARALLEL_MIN_BYTES ((size_t)32 << 20)
 #define MAX_WORKERS 16
 
+/* Lines of a mapped file stay valid, so they are added in batches whose
+ * cache misses overlap (fk_stacks_add_batch); streamed lines go one by one. */
+#define BATCH 16
+
 struct load_ctx {
 	struct fk_stacks *stacks;
 	struct fk_seq *seq;
@@ -26,6 +30,10 @@ struct load_ctx {
 	const char *name;
 	uint64_t fail_line; /* a sum passed 64 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
+	bool batched;       /* lines stay valid until the end of the buffer */
+	struct fk_stacks_pending pending[BATCH];
+	uint64_t pending_line[BATCH];
+	size_t npending;
 };
 
 static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
@@ -42,6 +50,28 @@ static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
 	return true;
 }
 
+static bool flush(struct load_ctx *c)
+{
+	size_t done;
+	enum fk_stacks_status st = fk_stacks_add_batch(c->stacks, c->pending, c->npending, &done);
+	for (size_t i = 0; i < done && c->seq && st == FK_STACKS_OK; i++) {
+		struct fk_seq_item it = {
+			.stack = c->pending[i].id, .nvalues = (uint8_t)c->pending[i].nvalues,
+			.before = c->pending[i].before, .value = c->pending[i].value,
+		};
+		if (!seq_push(c->seq, &it)) {
+			st = FK_STACKS_NOMEM;
+			done = i;
+		}
+	}
+	if (st != FK_STACKS_OK) {
+		c->fail = st;
+		c->fail_line = c->pending_line[done];
+	}
+	c->npending = 0;
+	return st == FK_STACKS_OK;
+}
+
 static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 {
 	struct load_ctx *c = arg;
@@ -55,21 +85,15 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_STACK:
 		break;
 	}
-	uint32_t id;
-	enum fk_stacks_status st = fk_stacks_add(c->stacks, sl.stack, sl.stack_len, sl.before,
-						 sl.value, sl.nvalues, &id);
-	if (st == FK_STACKS_OK && c->seq) {
-		struct fk_seq_item it = {
-			.stack = id, .nvalues = (uint8_t)sl.nvalues, .before = sl.before, .value = sl.value,
-		};
-		if (!seq_push(c->seq, &it))
-			st = FK_STACKS_NOMEM;
-	}
-	if (st != FK_STACKS_OK) {
-		c->fail = st;
-		c->fail_line = lineno;
-		return false;
-	}
+	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
+	fk_strtab_prefetch_slot(&c->stacks->keys, h);
+	c->pending[c->npending] = (struct fk_stacks_pending){
+		.stack = sl.stack, .len = sl.stack_len, .hash = h,
+		.before = sl.before, .value = sl.value, .nvalues = sl.nvalues,
+	};
+	c->pending_line[c->npending++] = lineno;
+	if (!c->batched || c->npending == BATCH)
+		return flush(c);
 	return true;
 }
 
@@ -98,6 +122,8 @@ static void *work(void *arg)
 	struct worker *w = arg;
 	w->res = fk_input_buffer_lines(w->p, w->n, w->ctx.name, 0, on_line, &w->ctx, &w->diag,
 				       &w->lines);
+	if (w->ctx.npending && !flush(&w->ctx) && w->res == FK_INPUT_OK)
+		w->res = FK_INPUT_STOPPED;
 	return NULL;
 }
 
@@ -124,17 +150,12 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 			res = FK_INPUT_ERROR;
 		}
 		if (res == FK_INPUT_OK && i > 0) {
-			const struct fk_stacks *s = &w[i].own;
-			for (uint32_t id = 0; id < fk_stacks_count(s) && res == FK_INPUT_OK; id++) {
-				const struct fk_str *k = fk_strtab_get(&s->keys, id);
-				enum fk_stacks_status st = fk_stacks_add_sums(into, k->p, k->len, &s->sums[id], NULL);
-				if (st != FK_STACKS_OK) {
-					fk_diag_error(d, "%s: %s", name, st == FK_STACKS_OVERFLOW
-						      ? "sum of values passes 64 bits" : "out of memory");
-					res = FK_INPUT_ERROR;
-				}
+			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
+			if (st != FK_STACKS_OK) {
+				fk_diag_error(d, "%s: %s", name, st == FK_STACKS_OVERFLOW
+					      ? "sum of values passes 64 bits" : "out of memory");
+				res = FK_INPUT_ERROR;
 			}
-			into->lines += s->lines;
 		}
 		offset += w[i].lines;
 		if (i > 0)
@@ -161,15 +182,17 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 		w[i].n = end - start;
 		fk_diag_defer(&w[i].diag, d);
 		w[i].ctx = (struct load_ctx){ .stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag,
-					      .name = name };
+					      .name = name, .batched = true };
 		start = end;
 	}
-	for (; started < n; started++)
+	/* One share is done on this thread; the others get threads. */
+	for (started = 1; started < n; started++)
 		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
 			break;
+	work(&w[0]);
 	for (unsigned i = started; i < n; i++)
 		work(&w[i]); /* could not start a thread: do its share here */
-	for (unsigned i = 0; i < started; i++)
+	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	return join_workers(w, n, into, d, name);
 }
@@ -179,15 +202,12 @@ enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
 {
 	const char *name = fk_input_display_name(path);
 	struct fk_input_map m;
-	unsigned n;
-	/* Flame charts need input order: they read sequentially. */
+	/* Mapped files are read in place (by several threads when large);
+	 * flame charts need one sequence in input order, so they stream. */
 	if (!seq && fk_input_map_open(path, &m)) {
-		if ((n = worker_count(m.len)) > 1) {
-			enum fk_input_result r = load_parallel(&m, n, into, d, name);
-			fk_input_map_close(&m);
-			return r;
-		}
+		enum fk_input_result r = load_parallel(&m, worker_count(m.len), into, d, name);
 		fk_input_map_close(&m);
+		return r;
 	}
 	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name };
 	enum fk_input_result r = fk_input_lines(path, name, on_line, &c, d);

@@ -19,16 +19,11 @@ static bool ensure_sums(struct fk_stacks *s, uint32_t id)
 	return true;
 }
 
-enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
-					 const struct fk_stack_sums *add, uint32_t *id_out)
+/* The sums of a stack already interned as id (added: new to the table). */
+static enum fk_stacks_status add_at(struct fk_stacks *s, uint32_t id, bool added,
+				    const struct fk_stack_sums *add, struct fk_num total,
+				    struct fk_num total_before)
 {
-	/* A stack's sums never exceed the totals, so checking the totals first
-	 * refuses an overflow before anything is added. */
-	struct fk_num total = s->total, total_before = s->total_before;
-	if (!fk_num_add(&total, add->value) || !fk_num_add(&total_before, add->before))
-		return FK_STACKS_OVERFLOW;
-	bool added;
-	uint32_t id = fk_strtab_intern(&s->keys, stack, len, &added);
 	if (id == FK_STRTAB_NONE || !ensure_sums(s, id))
 		return FK_STACKS_NOMEM;
 	struct fk_stack_sums *e = &s->sums[id];
@@ -40,9 +35,90 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 	s->total = total;
 	s->total_before = total_before;
 	s->any_diff |= add->diff;
-	if (id_out)
-		*id_out = id;
 	return FK_STACKS_OK;
+}
+
+/* A stack's sums never exceed the totals, so checking the totals first
+ * refuses an overflow before anything is added. */
+static bool totals_after(const struct fk_stacks *s, const struct fk_stack_sums *add,
+			 struct fk_num *total, struct fk_num *total_before)
+{
+	*total = s->total;
+	*total_before = s->total_before;
+	return fk_num_add(total, add->value) && fk_num_add(total_before, add->before);
+}
+
+enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
+					 const struct fk_stack_sums *add, uint32_t *id_out)
+{
+	struct fk_num total, total_before;
+	if (!totals_after(s, add, &total, &total_before))
+		return FK_STACKS_OVERFLOW;
+	bool added;
+	uint32_t id = fk_strtab_intern(&s->keys, stack, len, &added);
+	enum fk_stacks_status st = add_at(s, id, added, add, total, total_before);
+	if (st == FK_STACKS_OK && id_out)
+		*id_out = id;
+	return st;
+}
+
+enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_pending *p,
+					  size_t n, size_t *done)
+{
+	/* The slots were prefetched when the lines were hashed; now the
+	 * entries, then the stored bytes and sums they point to. */
+	for (size_t i = 0; i < n; i++)
+		p[i].id = fk_strtab_prefetch_entry(&s->keys, p[i].hash);
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].id == FK_STRTAB_NONE)
+			continue;
+		const struct fk_str *k = fk_strtab_get(&s->keys, p[i].id);
+		for (uint32_t off = 0; off < k->len && off < 1024; off += 64)
+			__builtin_prefetch(k->p + off);
+		if (p[i].id < s->cap)
+			__builtin_prefetch(&s->sums[p[i].id]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fk_stack_sums one = {
+			.value = p[i].value,
+			.before = p[i].nvalues == 2 ? p[i].before : p[i].value,
+			.diff = p[i].nvalues == 2,
+		};
+		struct fk_num total, total_before;
+		if (!totals_after(s, &one, &total, &total_before)) {
+			*done = i;
+			return FK_STACKS_OVERFLOW;
+		}
+		bool added;
+		uint32_t id = fk_strtab_intern_hashed(&s->keys, p[i].stack, p[i].len, p[i].hash, &added);
+		enum fk_stacks_status st = add_at(s, id, added, &one, total, total_before);
+		if (st != FK_STACKS_OK) {
+			*done = i;
+			return st;
+		}
+		p[i].id = id;
+		s->lines++;
+	}
+	*done = n;
+	return FK_STACKS_OK;
+}
+
+enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
+{
+	fk_arena_adopt(&s->keys.arena, &from->keys.arena);
+	enum fk_stacks_status st = FK_STACKS_OK;
+	for (uint32_t id = 0; id < fk_stacks_count(from) && st == FK_STACKS_OK; id++) {
+		const struct fk_str *k = fk_strtab_get(&from->keys, id);
+		struct fk_num total, total_before;
+		if (!totals_after(s, &from->sums[id], &total, &total_before))
+			return FK_STACKS_OVERFLOW;
+		bool added;
+		uint32_t into = fk_strtab_intern_owned(&s->keys, k->p, k->len, k->hash, &added);
+		st = add_at(s, into, added, &from->sums[id], total, total_before);
+	}
+	s->lines += from->lines;
+	fk_stacks_free(from);
+	return st;
 }
 
 enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size_t len,

@@ -44,9 +44,29 @@ enum fk_stacks_status {
 enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size_t len,
 				    struct fk_num before, struct fk_num value, int nvalues,
 				    uint32_t *id);
+/* One parsed line waiting in a batch (see fk_stacks_add_batch). */
+struct fk_stacks_pending {
+	const char *stack;
+	size_t len;
+	uint64_t hash;          /* fk_strtab_hash(stack, len) */
+	struct fk_num before, value;
+	int nvalues;
+	uint32_t id;            /* set by fk_stacks_add_batch */
+};
+
+/* Adds n lines like fk_stacks_add, in order, but first asks the cache for
+ * everything their lookups will touch, so the misses of many lines overlap
+ * instead of adding up. Stops at the first failure (*done: lines added). */
+enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_pending *p,
+					  size_t n, size_t *done);
+
 /* Adds an aggregated entry (sums of another table). */
 enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
 					 const struct fk_stack_sums *sums, uint32_t *id);
+
+/* Adds every stack of from into s, taking over from's string storage (no
+ * copies); from is emptied. */
+enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from);
 
 static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->keys.count; }
 

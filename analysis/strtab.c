@@ -6,10 +6,15 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+static uint64_t slot_value(uint64_t hash, uint32_t id)
+{
+	return (hash & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
+}
+
 static bool grow_index(struct fk_strtab *t)
 {
 	size_t nslots = t->slots ? (t->mask + 1) * 2 : 1024;
-	uint32_t *slots = calloc(nslots, sizeof *slots);
+	uint64_t *slots = calloc(nslots, sizeof *slots);
 	if (!slots)
 		return false;
 	size_t mask = nslots - 1;
@@ -17,7 +22,7 @@ static bool grow_index(struct fk_strtab *t)
 		size_t i = (size_t)t->strs[id].hash & mask;
 		while (slots[i])
 			i = (i + 1) & mask;
-		slots[i] = id + 1;
+		slots[i] = slot_value(t->strs[id].hash, id);
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -29,15 +34,19 @@ static uint32_t lookup(const struct fk_strtab *t, const char *p, size_t len,
 		       uint64_t h, size_t *slot)
 {
 	size_t i = (size_t)h & t->mask;
+	uint64_t high = h & 0xFFFFFFFF00000000ull;
 	for (;;) {
-		uint32_t v = t->slots[i];
+		uint64_t v = t->slots[i];
 		if (v == 0) {
 			*slot = i;
 			return FK_STRTAB_NONE;
 		}
-		const struct fk_str *s = &t->strs[v - 1];
-		if (s->hash == h && s->len == len && memcmp(s->p, p, len) == 0)
-			return v - 1;
+		if ((v & 0xFFFFFFFF00000000ull) == high) {
+			uint32_t id = (uint32_t)v - 1;
+			const struct fk_str *s = &t->strs[id];
+			if (s->hash == h && s->len == len && memcmp(s->p, p, len) == 0)
+				return id;
+		}
 		i = (i + 1) & t->mask;
 	}
 }
@@ -50,13 +59,13 @@ uint32_t fk_strtab_find(const struct fk_strtab *t, const char *p, size_t len)
 	return lookup(t, p, len, XXH3_64bits(p, len), &slot);
 }
 
-uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added)
+static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t h, bool copy,
+		       bool *added)
 {
 	if (added)
 		*added = false;
 	if (!t->slots && !grow_index(t))
 		return FK_STRTAB_NONE;
-	uint64_t h = XXH3_64bits(p, len);
 	size_t slot;
 	uint32_t id = lookup(t, p, len, h, &slot);
 	if (id != FK_STRTAB_NONE)
@@ -71,12 +80,12 @@ uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *
 		t->strs = strs;
 		t->cap = cap;
 	}
-	const char *copy = fk_arena_dup(&t->arena, p, len);
-	if (!copy)
+	const char *bytes = copy ? fk_arena_dup(&t->arena, p, len) : p;
+	if (!bytes)
 		return FK_STRTAB_NONE;
 	id = t->count++;
-	t->strs[id] = (struct fk_str){ .p = copy, .len = (uint32_t)len, .hash = h };
-	t->slots[slot] = id + 1;
+	t->strs[id] = (struct fk_str){ .p = bytes, .len = (uint32_t)len, .hash = h };
+	t->slots[slot] = slot_value(h, id);
 	/* Keep the load under one half so probes stay short. */
 	if ((size_t)t->count * 2 > t->mask + 1 && !grow_index(t)) {
 		t->slots[slot] = 0;
@@ -86,6 +95,46 @@ uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *
 	if (added)
 		*added = true;
 	return id;
+}
+
+uint64_t fk_strtab_hash(const char *p, size_t len)
+{
+	return XXH3_64bits(p, len);
+}
+
+uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added)
+{
+	return insert(t, p, len, XXH3_64bits(p, len), true, added);
+}
+
+uint32_t fk_strtab_intern_hashed(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
+				 bool *added)
+{
+	return insert(t, p, len, hash, true, added);
+}
+
+void fk_strtab_prefetch_slot(const struct fk_strtab *t, uint64_t hash)
+{
+	if (t->slots)
+		__builtin_prefetch(&t->slots[(size_t)hash & t->mask]);
+}
+
+uint32_t fk_strtab_prefetch_entry(const struct fk_strtab *t, uint64_t hash)
+{
+	if (!t->slots)
+		return FK_STRTAB_NONE;
+	uint64_t v = t->slots[(size_t)hash & t->mask];
+	if (v == 0 || (v & 0xFFFFFFFF00000000ull) != (hash & 0xFFFFFFFF00000000ull))
+		return FK_STRTAB_NONE;
+	const struct fk_str *s = &t->strs[(uint32_t)v - 1];
+	__builtin_prefetch(s);
+	return (uint32_t)v - 1;
+}
+
+uint32_t fk_strtab_intern_owned(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
+				bool *added)
+{
+	return insert(t, p, len, hash, false, added);
 }
 
 void fk_strtab_free(struct fk_strtab *t)

@@ -10,6 +10,23 @@ void fk_layout_init(struct fk_layout *L, double min_time)
 	*L = (struct fk_layout){ .min_time = min_time, .maxdelta = 1 };
 }
 
+/* Length of the common prefix of a and b (n bytes each), a word at a time:
+ * sorted stacks share long prefixes. */
+static size_t fk_common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -74,9 +91,8 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 	/* Count the leading frames equal in both stacks; i: where the next starts. */
 	size_t shared = 0, i = 0;
 	if (L->prev && len > 0 && L->prev_len > 0 && L->open_len > 1) {
-		size_t max = len < L->prev_len ? len : L->prev_len, common = 0;
-		while (common < max && s[common] == L->prev[common])
-			common++;
+		size_t max = len < L->prev_len ? len : L->prev_len;
+		size_t common = fk_common_prefix(s, L->prev, max);
 		bool prev_ends_at_common = common == L->prev_len || L->prev[common] == ';';
 		while (shared + 1 < L->open_len) {
 			const char *semi = memchr(s + i, ';', len - i);

@@ -30,6 +30,18 @@ echo "  unique stacks: $(wc -l < "$dir/folded.txt")"
 set -- $(m "$BUILD/flamegraph $big > $dir/big.svg"); fg_s=$1; fg_rss=$2
 echo "flamegraph:               ${fg_s}s  $(rate "$fg_s")  peak RSS $((fg_rss / 1024)) MB  SVG $(wc -c < "$dir/big.svg") bytes"
 
+# Many unique stacks: memory follows them, and the SVG stays small enough
+# for a browser because frames below --minwidth are left out.
+many=$dir/stacks_many_unique.txt
+if [ ! -s "$many" ]; then
+	"$BUILD/bench-gen" $((bytes / 2)) 2000000 > "$many.tmp" && mv "$many.tmp" "$many"
+fi
+set -- $(m "$BUILD/stackfold $many > $dir/many.folded.txt"); mu_s=$1; mu_rss=$2
+mu=$(wc -l < "$dir/many.folded.txt")
+echo "many unique stacks ($mu unique, $(wc -c < "$many" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${mu_s}s  peak RSS $((mu_rss / 1024)) MB"
+set -- $(m "$BUILD/flamegraph $dir/many.folded.txt > $dir/many.svg"); mf_s=$1; mf_rss=$2
+echo "  flamegraph: ${mf_s}s  peak RSS $((mf_rss / 1024)) MB  SVG $(grep -c '<g >' "$dir/many.svg") frames, $(wc -c < "$dir/many.svg" | awk '{printf "%.1f", $1/1e6}') MB; $(grep -o '[0-9]* frames narrower' "$dir/many.svg" | head -1) than minwidth left out"
+
 small=$dir/stacks_100k.txt
 head -n 100000 "$big" > "$small"
 ssize=$(wc -c < "$small")
