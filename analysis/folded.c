@@ -6,22 +6,25 @@ int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded
 {
 	char num[FK_NUM_TEXT_MAX];
 	uint64_t n = 0;
+	flockfile(out);
 	for (uint32_t i = 0; i < o->count; i++) {
 		uint32_t id = o->order[i];
 		const struct fk_stack_sums *v = &s->sums[id];
 		if (fk_num_cmp(v->value, o->min) < 0)
 			continue;
+		/* One writer, so the stream's lock is taken once, not per call. */
 		const struct fk_str *st = fk_strtab_get(&s->keys, id);
-		fwrite(st->p, 1, st->len, out);
+		fwrite_unlocked(st->p, 1, st->len, out);
 		if (s->any_diff) {
-			putc(' ', out);
-			fwrite(num, 1, fk_num_format(v->before, num), out);
+			putc_unlocked(' ', out);
+			fwrite_unlocked(num, 1, fk_num_format(v->before, num), out);
 		}
-		putc(' ', out);
-		fwrite(num, 1, fk_num_format(v->value, num), out);
-		putc('\n', out);
+		putc_unlocked(' ', out);
+		fwrite_unlocked(num, 1, fk_num_format(v->value, num), out);
+		putc_unlocked('\n', out);
 		n++;
 	}
+	funlockfile(out);
 	*written = n;
 	return ferror(out) ? -1 : 0;
 }

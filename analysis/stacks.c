@@ -1,6 +1,8 @@
 /* stacks.c - unique stacks and their exact sums (see stacks.h). */
 #include "stacks.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,9 +138,6 @@ enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size
 	return st;
 }
 
-/* qsort has no context argument in C11; the table being sorted is kept here
- * for the duration of one fk_stacks_sorted() call. */
-static _Thread_local const struct fk_stacks *sorting;
 
 /* Bytes of a stack's line after position at: the stack's own bytes, then
  * " VALUE" (" BEFORE AFTER" for differential stacks), as flamegraph.pl sees
@@ -166,7 +165,7 @@ static size_t line_tail(const struct fk_stack_sums *v, char *buf)
 /* Byte order. When one stack is a prefix of the other, plain order puts the
  * shorter first; flame order compares whole lines, stack and values, as
  * flamegraph.pl's sort does (so frames split and merge the same way). */
-static int cmp_bytes(uint32_t x, uint32_t y, bool flame)
+static int cmp_bytes(const struct fk_stacks *sorting, uint32_t x, uint32_t y, bool flame)
 {
 	const struct fk_str *a = fk_strtab_get(&sorting->keys, x);
 	const struct fk_str *b = fk_strtab_get(&sorting->keys, y);
@@ -187,21 +186,65 @@ static int cmp_bytes(uint32_t x, uint32_t y, bool flame)
 	}
 }
 
-static int cmp_stack(const void *x, const void *y)
+static int cmp_stack(const void *x, const void *y, void *s)
 {
-	return cmp_bytes(*(const uint32_t *)x, *(const uint32_t *)y, false);
+	return cmp_bytes(s, *(const uint32_t *)x, *(const uint32_t *)y, false);
 }
 
-static int cmp_flame(const void *x, const void *y)
+static int cmp_flame(const void *x, const void *y, void *s)
 {
-	return cmp_bytes(*(const uint32_t *)x, *(const uint32_t *)y, true);
+	return cmp_bytes(s, *(const uint32_t *)x, *(const uint32_t *)y, true);
 }
 
-static int cmp_value(const void *x, const void *y)
+static int cmp_value(const void *x, const void *y, void *s)
 {
+	const struct fk_stacks *t = s;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	int c = fk_num_cmp(sorting->sums[b].value, sorting->sums[a].value);
-	return c ? c : cmp_stack(x, y);
+	int c = fk_num_cmp(t->sums[b].value, t->sums[a].value);
+	return c ? c : cmp_stack(x, y, s);
+}
+
+typedef int (*cmp_fn)(const void *, const void *, void *);
+
+struct sort_half {
+	uint32_t *ids;
+	size_t n;
+	cmp_fn cmp;
+	const struct fk_stacks *s;
+};
+
+static void *sort_half(void *arg)
+{
+	struct sort_half *h = arg;
+	qsort_r(h->ids, h->n, sizeof *h->ids, h->cmp, (void *)h->s);
+	return NULL;
+}
+
+/* Big tables are sorted as two halves on two threads, then merged: sorting
+ * long stacks with shared prefixes is most of the output's cost. */
+#define PARALLEL_SORT_MIN 65536
+
+static void sort_ids(uint32_t *ids, size_t n, cmp_fn cmp, const struct fk_stacks *s)
+{
+	struct sort_half lo = { ids, n / 2, cmp, s }, hi = { ids + n / 2, n - n / 2, cmp, s };
+	pthread_t t;
+	uint32_t *merged = n >= PARALLEL_SORT_MIN ? malloc(n * sizeof *merged) : NULL;
+	if (!merged || pthread_create(&t, NULL, sort_half, &hi) != 0) {
+		free(merged);
+		qsort_r(ids, n, sizeof *ids, cmp, (void *)s);
+		return;
+	}
+	sort_half(&lo);
+	pthread_join(t, NULL);
+	size_t i = 0, j = 0, k = 0;
+	while (i < lo.n && j < hi.n) /* stable: ties keep the lower half first */
+		merged[k++] = cmp(&hi.ids[j], &lo.ids[i], (void *)s) < 0 ? hi.ids[j++] : lo.ids[i++];
+	while (i < lo.n)
+		merged[k++] = lo.ids[i++];
+	while (j < hi.n)
+		merged[k++] = hi.ids[j++];
+	memcpy(ids, merged, n * sizeof *ids);
+	free(merged);
 }
 
 uint32_t *fk_stacks_sorted(const struct fk_stacks *s, enum fk_stacks_order order)
@@ -212,10 +255,7 @@ uint32_t *fk_stacks_sorted(const struct fk_stacks *s, enum fk_stacks_order order
 		return NULL;
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = i;
-	sorting = s;
-	qsort(ids, n, sizeof *ids,
-	      order == FK_ORDER_STACK ? cmp_stack : order == FK_ORDER_FLAME ? cmp_flame : cmp_value);
-	sorting = NULL;
+	sort_ids(ids, n, order == FK_ORDER_STACK ? cmp_stack : order == FK_ORDER_FLAME ? cmp_flame : cmp_value, s);
 	return ids;
 }
 

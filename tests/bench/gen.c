@@ -3,7 +3,8 @@
  * method ...>"), a fixed set of unique stacks repeated with a skewed
  * distribution, integer microsecond values. Same bytes on every run.
  *
- * Usage: gen BYTES [UNIQUE_STACKS] > file
+ * Usage: gen BYTES [UNIQUE_STACKS [MIN_DEPTH MAX_DEPTH [uniform]]] > file
+ * (defaults: 100000 unique stacks, depth 20..40, skewed choice)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,8 +42,15 @@ int main(int argc, char **argv)
 	}
 	unsigned long long target = strtoull(argv[1], NULL, 10);
 	unsigned long unique = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
+	unsigned min_depth = argc > 4 ? (unsigned)atoi(argv[3]) : 20;
+	unsigned max_depth = argc > 4 ? (unsigned)atoi(argv[4]) : 40;
+	int uniform = argc > 5 && strcmp(argv[5], "uniform") == 0;
 	if (unique == 0)
 		unique = 1;
+	if (min_depth < 1 || max_depth < min_depth || max_depth > 255) {
+		fprintf(stderr, "gen: depth must be 1 <= MIN <= MAX <= 255\n");
+		return 2;
+	}
 
 	static char names[NAMES][96];
 	for (int i = 0; i < NAMES; i++) {
@@ -62,7 +70,7 @@ int main(int argc, char **argv)
 	if (!stacks || !depth)
 		return 1;
 	for (unsigned long u = 0; u < unique; u++) {
-		depth[u] = (uint8_t)(20 + below(21));
+		depth[u] = (uint8_t)(min_depth + below(max_depth - min_depth + 1));
 		stacks[u] = malloc(depth[u] * sizeof **stacks);
 		if (!stacks[u])
 			return 1;
@@ -81,7 +89,7 @@ int main(int argc, char **argv)
 	while (written < target) {
 		/* Skewed choice: small ids are much more frequent. */
 		uint64_t r = below(unique);
-		unsigned long u = (unsigned long)(r * below(unique) / unique);
+		unsigned long u = uniform ? (unsigned long)r : (unsigned long)(r * below(unique) / unique);
 		int n = 0;
 		for (unsigned d = 0; d < depth[u]; d++)
 			n += printf("%s%s", d ? ";" : "", names[stacks[u][d]]);
