@@ -28,7 +28,7 @@ FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
 LIBS     := -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
-DEPS_PKGS := gcc make pkg-config zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl
+DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl
 
 COMMANDS := stackfold flamegraph
 MAINS    := analysis/stackfold.c render/flamegraph.c

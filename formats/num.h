@@ -31,8 +31,6 @@ enum fk_num_status {
 enum fk_num_status fk_num_parse(const char *s, size_t len, struct fk_num *out);
 const char *fk_num_status_text(enum fk_num_status st);
 
-static inline bool fk_num_is_zero(struct fk_num a) { return a.mant == 0; }
-
 /* *acc += b; false (and *acc unchanged) on overflow. */
 bool fk_num_add(struct fk_num *acc, struct fk_num b);
 /* *out = a * b; false on overflow or when the scales add past the maximum. */

@@ -38,15 +38,6 @@ invalid:
 	return c;
 }
 
-size_t fk_utf8_count(const char *p, size_t len)
-{
-	size_t n = 0;
-	bool valid;
-	for (size_t i = 0; i < len; n++)
-		fk_utf8_next(p, len, &i, &valid);
-	return n;
-}
-
 size_t fk_utf8_offset(const char *p, size_t len, size_t n)
 {
 	size_t i = 0;

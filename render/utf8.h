@@ -16,9 +16,6 @@
  * that does not start a well-formed sequence (then one byte is consumed). */
 uint32_t fk_utf8_next(const char *p, size_t len, size_t *i, bool *valid);
 
-/* Number of code points in p[0..len). */
-size_t fk_utf8_count(const char *p, size_t len);
-
 /* Byte offset of code point number n (or len when there are fewer). */
 size_t fk_utf8_offset(const char *p, size_t len, size_t n);
 
