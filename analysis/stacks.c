@@ -226,6 +226,13 @@ static void *sort_half(void *arg)
 
 static void sort_ids(uint32_t *ids, size_t n, cmp_fn cmp, const struct fk_stacks *s)
 {
+	/* Input that is already in order (stackfold's output read by
+	 * flamegraph) costs one pass instead of a sort. */
+	size_t in_order = 1;
+	while (in_order < n && cmp(&ids[in_order - 1], &ids[in_order], (void *)s) <= 0)
+		in_order++;
+	if (in_order >= n)
+		return;
 	struct sort_half lo = { ids, n / 2, cmp, s }, hi = { ids + n / 2, n - n / 2, cmp, s };
 	pthread_t t;
 	uint32_t *merged = n >= PARALLEL_SORT_MIN ? malloc(n * sizeof *merged) : NULL;
