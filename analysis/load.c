@@ -81,6 +81,9 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_SKIP:
 		return true;
 	case FK_STACKLINE_INVALID:
+		/* Lines before it are added first, so errors come in input order. */
+		if (c->npending && !flush(c))
+			return false;
 		return fk_diag_line(c->d, c->name, lineno, "%s", why);
 	case FK_STACKLINE_STACK:
 		break;
@@ -137,7 +140,30 @@ static unsigned worker_count(size_t bytes)
 }
 
 /* Merges worker tables into the first one, then reports in input order. */
+/* The totals passed 64 bits only when the workers' tables were merged, so
+ * no worker knows the line: read the file again on one thread, from the
+ * totals the table had before it, to name the first line that does it. */
+static void report_overflow_line(const struct fk_input_map *m, const struct fk_stacks *start,
+				 struct fk_diag *d, const char *name)
+{
+	struct fk_stacks scratch = { .total = start->total, .total_before = start->total_before };
+	struct fk_diag quiet;
+	fk_diag_defer(&quiet, d);
+	quiet.quiet = true;
+	struct load_ctx c = { .stacks = &scratch, .d = &quiet, .name = name, .batched = true };
+	uint64_t lines;
+	fk_input_buffer_lines(m->data, m->len, name, 0, on_line, &c, &quiet, &lines);
+	if (c.npending)
+		flush(&c);
+	if (c.fail == FK_STACKS_OVERFLOW)
+		report_failure(d, name, c.fail, c.fail_line);
+	else
+		fk_diag_error(d, "%s: sum of values passes 64 bits", name);
+	fk_stacks_free(&scratch);
+}
+
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
+					 const struct fk_input_map *m, const struct fk_stacks *start,
 					 struct fk_diag *d, const char *name)
 {
 	enum fk_input_result res = FK_INPUT_OK;
@@ -145,17 +171,25 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	for (unsigned i = 0; i < n; i++) {
 		if (res == FK_INPUT_OK && !fk_diag_replay(d, &w[i].diag, name, offset))
 			res = FK_INPUT_STOPPED;
+		if (res == FK_INPUT_OK && w[i].res == FK_INPUT_STOPPED && w[i].ctx.fail == FK_STACKS_OK)
+			res = FK_INPUT_STOPPED; /* strict stop with nothing printed (quiet) */
 		if (res == FK_INPUT_OK && w[i].ctx.fail != FK_STACKS_OK) {
-			report_failure(d, name, w[i].ctx.fail, w[i].ctx.fail_line + offset);
+			/* A later share started from zero: the sums before it may
+			 * have passed 64 bits at an earlier line. */
+			if (w[i].ctx.fail == FK_STACKS_OVERFLOW && i > 0)
+				report_overflow_line(m, start, d, name);
+			else
+				report_failure(d, name, w[i].ctx.fail, w[i].ctx.fail_line + offset);
 			res = FK_INPUT_ERROR;
 		}
 		if (res == FK_INPUT_OK && i > 0) {
 			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
-			if (st != FK_STACKS_OK) {
-				fk_diag_error(d, "%s: %s", name, st == FK_STACKS_OVERFLOW
-					      ? "sum of values passes 64 bits" : "out of memory");
+			if (st == FK_STACKS_OVERFLOW)
+				report_overflow_line(m, start, d, name);
+			else if (st != FK_STACKS_OK)
+				fk_diag_error(d, "%s: out of memory", name);
+			if (st != FK_STACKS_OK)
 				res = FK_INPUT_ERROR;
-			}
 		}
 		offset += w[i].lines;
 		if (i > 0)
@@ -170,6 +204,8 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 {
 	struct worker w[MAX_WORKERS];
 	memset(w, 0, sizeof w);
+	/* The totals before this file, should an overflow need finding again. */
+	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
 	size_t start = 0;
 	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -194,7 +230,7 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 		work(&w[i]); /* could not start a thread: do its share here */
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
-	return join_workers(w, n, into, d, name);
+	return join_workers(w, n, into, m, &before, d, name);
 }
 
 enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,

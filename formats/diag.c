@@ -9,6 +9,12 @@ void fk_diag_init(struct fk_diag *d, const char *prog)
 	*d = (struct fk_diag){ .prog = prog, .max_shown = FK_DIAG_MAX_SHOWN };
 }
 
+/* How many bad lines are printed in full: what workers can hold, at most. */
+static unsigned shown_limit(const struct fk_diag *d)
+{
+	return d->max_shown < FK_DIAG_MAX_SHOWN ? d->max_shown : FK_DIAG_MAX_SHOWN;
+}
+
 void fk_diag_defer(struct fk_diag *worker, const struct fk_diag *d)
 {
 	*worker = (struct fk_diag){ .prog = d->prog, .max_shown = d->max_shown,
@@ -25,7 +31,7 @@ bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char 
 {
 	for (unsigned i = 0; i < worker->nheld; i++) {
 		d->bad_lines++;
-		if (!d->quiet && (d->strict || d->bad_lines <= d->max_shown))
+		if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d)))
 			print_line(file, worker->held[i].line + line_offset, worker->held[i].why);
 		if (d->strict)
 			return false;
@@ -39,7 +45,7 @@ bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
 {
 	d->bad_lines++;
 	if (d->deferred) {
-		if (d->nheld < d->max_shown && d->nheld < FK_DIAG_MAX_SHOWN) {
+		if (d->nheld < shown_limit(d)) {
 			struct fk_diag_held *h = &d->held[d->nheld++];
 			h->line = line;
 			va_list ap;
@@ -49,7 +55,7 @@ bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
 		}
 		return !d->strict;
 	}
-	if (!d->quiet && (d->strict || d->bad_lines <= d->max_shown)) {
+	if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d))) {
 		va_list ap;
 		va_start(ap, fmt);
 		fprintf(stderr, "%s:%llu: ", file, (unsigned long long)line);
@@ -64,7 +70,7 @@ void fk_diag_summary(const struct fk_diag *d)
 {
 	if (d->quiet || d->bad_lines == 0 || d->strict)
 		return;
-	uint64_t hidden = d->bad_lines > d->max_shown ? d->bad_lines - d->max_shown : 0;
+	uint64_t hidden = d->bad_lines > shown_limit(d) ? d->bad_lines - shown_limit(d) : 0;
 	fprintf(stderr, "%s: %llu bad line%s skipped", d->prog,
 		(unsigned long long)d->bad_lines, d->bad_lines == 1 ? "" : "s");
 	if (hidden)

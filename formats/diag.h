@@ -21,7 +21,8 @@ struct fk_diag_held {
 
 struct fk_diag {
 	const char *prog;   /* prefix for summary lines, e.g. "stackfold" */
-	unsigned max_shown; /* bad lines printed in full before only counting */
+	unsigned max_shown; /* bad lines printed in full before only counting;
+			       at most FK_DIAG_MAX_SHOWN (workers hold no more) */
 	bool strict;        /* first bad line is an error */
 	bool quiet;         /* count, print nothing (tests, --quiet) */
 	bool deferred;      /* hold messages instead of printing them */
