@@ -14,7 +14,7 @@ struct fk_arena_chunk {
 
 void *fk_arena_alloc(struct fk_arena *a, size_t n)
 {
-	n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	n = n ? (n + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN; /* never NULL for 0 */
 	if (n > a->left) {
 		/* Big requests get a chunk of their own so the current one is kept. */
 		size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
@@ -59,17 +59,3 @@ void fk_arena_free(struct fk_arena *a)
 	*a = (struct fk_arena){ 0 };
 }
 
-void fk_arena_adopt(struct fk_arena *a, struct fk_arena *from)
-{
-	struct fk_arena_chunk **tail = &from->chunks;
-	while (*tail)
-		tail = &(*tail)->next;
-	/* from's chunks go behind a's: a keeps allocating from its current one. */
-	*tail = a->chunks ? a->chunks->next : NULL;
-	if (a->chunks)
-		a->chunks->next = from->chunks;
-	else
-		a->chunks = from->chunks;
-	a->bytes += from->bytes;
-	*from = (struct fk_arena){ 0 };
-}

@@ -83,12 +83,15 @@ static size_t split_frames(const char *p, size_t len, size_t **starts, size_t *c
 	return n;
 }
 
-static bool any_frame_matches(struct fk_regex *re, const char *p, const size_t *starts, size_t n)
+/* 1 when a frame matches, 0 when none does, -1 when matching failed. */
+static int any_frame_matches(struct fk_regex *re, const char *p, const size_t *starts, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
-		if (fk_regex_match(re, p + starts[k], starts[k + 1] - 1 - starts[k]))
-			return true;
-	return false;
+	for (size_t k = 0; k < n; k++) {
+		int m = fk_regex_match(re, p + starts[k], starts[k + 1] - 1 - starts[k]);
+		if (m != 0)
+			return m;
+	}
+	return 0;
 }
 
 /* flamegraph.pl's chain-graph rewrite, on Perl's terms: split on ";--;"
@@ -98,8 +101,9 @@ static bool any_frame_matches(struct fk_regex *re, const char *p, const size_t *
 static bool chain_annotate(struct scratch *s, struct scratch *tmp)
 {
 	static const char sep[] = ";--;";
+	/* Worst case: every ';' becomes "_[w];" and every part gains "_[w]". */
 	tmp->len = 0;
-	if (!reserve(tmp, s->len * 2 + 16))
+	if (!reserve(tmp, s->len * 5 + 16))
 		return false;
 	/* Part boundaries: parts[k] = [start, end). */
 	size_t nparts = 0, cap = 0;
@@ -205,11 +209,13 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 				st = FK_STACKS_NOMEM;
 				break;
 			}
-			bool keep = true;
-			if (o->include && !any_frame_matches(o->include, out.p, starts + skip, m - skip))
-				keep = false;
-			if (keep && o->exclude && any_frame_matches(o->exclude, out.p, starts + skip, m - skip))
-				keep = false;
+			int inc = o->include ? any_frame_matches(o->include, out.p, starts + skip, m - skip) : 1;
+			int exc = o->exclude && inc == 1 ? any_frame_matches(o->exclude, out.p, starts + skip, m - skip) : 0;
+			if (inc < 0 || exc < 0) {
+				st = FK_STACKS_MATCH_FAILED;
+				break;
+			}
+			bool keep = inc == 1 && exc == 0;
 			if (!keep) {
 				if (map)
 					map[id] = FK_STRTAB_NONE;

@@ -140,26 +140,43 @@ static unsigned worker_count(size_t bytes)
 }
 
 /* Merges worker tables into the first one, then reports in input order. */
-/* The totals passed 64 bits only when the workers' tables were merged, so
- * no worker knows the line: read the file again on one thread, from the
- * totals the table had before it, to name the first line that does it. */
+/* Running totals for finding the line where they pass 64 bits. */
+struct totals_ctx {
+	struct fk_num total, total_before;
+	uint64_t overflow_line;
+};
+
+static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t lineno)
+{
+	struct totals_ctx *c = arg;
+	struct fk_stackline sl;
+	const char *why;
+	if (fk_stackline_parse(line, len, &sl, &why) != FK_STACKLINE_STACK)
+		return true;
+	if (!fk_num_add(&c->total, sl.value) || !fk_num_add(&c->total_before, sl.before)) {
+		c->overflow_line = lineno;
+		return false;
+	}
+	return true;
+}
+
+/* The totals passed 64 bits only when the workers' shares were combined, so
+ * no worker knows the line: sum the file again, from the totals the table
+ * had before it, to name the first line that does it. (A stack's sums never
+ * exceed the totals, so the totals alone decide.) */
 static void report_overflow_line(const struct fk_input_map *m, const struct fk_stacks *start,
 				 struct fk_diag *d, const char *name)
 {
-	struct fk_stacks scratch = { .total = start->total, .total_before = start->total_before };
+	struct totals_ctx c = { .total = start->total, .total_before = start->total_before };
 	struct fk_diag quiet;
 	fk_diag_defer(&quiet, d);
 	quiet.quiet = true;
-	struct load_ctx c = { .stacks = &scratch, .d = &quiet, .name = name, .batched = true };
 	uint64_t lines;
-	fk_input_buffer_lines(m->data, m->len, name, 0, on_line, &c, &quiet, &lines);
-	if (c.npending)
-		flush(&c);
-	if (c.fail == FK_STACKS_OVERFLOW)
-		report_failure(d, name, c.fail, c.fail_line);
+	fk_input_buffer_lines(m->data, m->len, name, 0, add_to_totals, &c, &quiet, &lines);
+	if (c.overflow_line)
+		report_failure(d, name, FK_STACKS_OVERFLOW, c.overflow_line);
 	else
 		fk_diag_error(d, "%s: sum of values passes 64 bits", name);
-	fk_stacks_free(&scratch);
 }
 
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,

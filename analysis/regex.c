@@ -40,9 +40,10 @@ struct fk_regex *fk_regex_compile(const char *pattern, char *err, size_t errlen)
 	return re;
 }
 
-bool fk_regex_match(struct fk_regex *re, const char *p, size_t len)
+int fk_regex_match(struct fk_regex *re, const char *p, size_t len)
 {
-	return pcre2_match(re->code, (PCRE2_SPTR)p, len, 0, 0, re->md, NULL) >= 0;
+	int rc = pcre2_match(re->code, (PCRE2_SPTR)p, len, 0, 0, re->md, NULL);
+	return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
 void fk_regex_free(struct fk_regex *re)

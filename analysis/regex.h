@@ -13,7 +13,9 @@ struct fk_regex;
 
 /* NULL on a bad pattern, with the reason in err. */
 struct fk_regex *fk_regex_compile(const char *pattern, char *err, size_t errlen);
-bool fk_regex_match(struct fk_regex *re, const char *p, size_t len);
+/* 1 on a match, 0 on none, -1 when matching failed (e.g. PCRE2's match
+ * limit on a pathological pattern): never guess. */
+int fk_regex_match(struct fk_regex *re, const char *p, size_t len);
 void fk_regex_free(struct fk_regex *re);
 
 #endif

@@ -188,6 +188,8 @@ int main(int argc, char **argv)
 			if (st != FK_STACKS_OK) {
 				fk_diag_error(&diag, "%s", st == FK_STACKS_OVERFLOW
 					      ? "scaled or merged value passes 64 bits or 18 decimals"
+					      : st == FK_STACKS_MATCH_FAILED
+					      ? "an --include/--exclude pattern could not be matched (PCRE2 match limit): simplify it"
 					      : "out of memory");
 				status = FK_EXIT_BAD_INPUT;
 			}
@@ -205,6 +207,9 @@ int main(int argc, char **argv)
 			struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&result), .min = min };
 			uint64_t written;
 			fk_folded_write(out, &result, &wo, &written);
+			if (written == 0 && stats.filtered > 0 && !diag.quiet)
+				fprintf(stderr, "%s: all %llu stacks were removed by --include/--exclude\n",
+					prog, (unsigned long long)stats.filtered);
 			if (!fk_cli_close_output(prog, out, output))
 				status = FK_EXIT_BAD_INPUT;
 		}

@@ -10,14 +10,16 @@ static bool ensure_sums(struct fk_stacks *s, uint32_t id)
 {
 	if (id < s->cap)
 		return true;
-	uint32_t cap = s->cap ? s->cap * 2 : 256;
+	uint64_t cap = s->cap ? (uint64_t)s->cap * 2 : 256;
 	while (cap <= id)
 		cap *= 2;
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
 	struct fk_stack_sums *sums = realloc(s->sums, (size_t)cap * sizeof *sums);
 	if (!sums)
 		return false;
 	s->sums = sums;
-	s->cap = cap;
+	s->cap = (uint32_t)cap;
 	return true;
 }
 
@@ -107,15 +109,18 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 
 enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
 {
-	fk_arena_adopt(&s->keys.arena, &from->keys.arena);
+	/* Only stacks new to s are copied (their hashes are reused), then from
+	 * is freed: memory stays with the unique stacks, whatever the threads. */
 	enum fk_stacks_status st = FK_STACKS_OK;
 	for (uint32_t id = 0; id < fk_stacks_count(from) && st == FK_STACKS_OK; id++) {
 		const struct fk_str *k = fk_strtab_get(&from->keys, id);
 		struct fk_num total, total_before;
-		if (!totals_after(s, &from->sums[id], &total, &total_before))
-			return FK_STACKS_OVERFLOW;
+		if (!totals_after(s, &from->sums[id], &total, &total_before)) {
+			st = FK_STACKS_OVERFLOW;
+			break;
+		}
 		bool added;
-		uint32_t into = fk_strtab_intern_owned(&s->keys, k->p, k->len, k->hash, &added);
+		uint32_t into = fk_strtab_intern_hashed(&s->keys, k->p, k->len, k->hash, &added);
 		st = add_at(s, into, added, &from->sums[id], total, total_before);
 	}
 	s->lines += from->lines;

@@ -37,6 +37,7 @@ enum fk_stacks_status {
 	FK_STACKS_OK = 0,
 	FK_STACKS_OVERFLOW, /* a sum would not fit in 64 bits */
 	FK_STACKS_NOMEM,
+	FK_STACKS_MATCH_FAILED, /* fk_fold: a filter could not decide (regex limit) */
 };
 
 /* Adds one line's values. nvalues 1: before is ignored. The stack's id goes
@@ -64,8 +65,8 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
 					 const struct fk_stack_sums *sums, uint32_t *id);
 
-/* Adds every stack of from into s, taking over from's string storage (no
- * copies); from is emptied. */
+/* Adds every stack of from into s (copying only the stacks s lacks) and
+ * frees from, also when it fails. */
 enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from);
 
 static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->keys.count; }

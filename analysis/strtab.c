@@ -59,7 +59,7 @@ uint32_t fk_strtab_find(const struct fk_strtab *t, const char *p, size_t len)
 	return lookup(t, p, len, XXH3_64bits(p, len), &slot);
 }
 
-static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t h, bool copy,
+static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t h,
 		       bool *added)
 {
 	if (added)
@@ -80,7 +80,7 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 		t->strs = strs;
 		t->cap = cap;
 	}
-	const char *bytes = copy ? fk_arena_dup(&t->arena, p, len) : p;
+	const char *bytes = fk_arena_dup(&t->arena, p, len);
 	if (!bytes)
 		return FK_STRTAB_NONE;
 	id = t->count++;
@@ -104,13 +104,13 @@ uint64_t fk_strtab_hash(const char *p, size_t len)
 
 uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added)
 {
-	return insert(t, p, len, XXH3_64bits(p, len), true, added);
+	return insert(t, p, len, XXH3_64bits(p, len), added);
 }
 
 uint32_t fk_strtab_intern_hashed(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
 				 bool *added)
 {
-	return insert(t, p, len, hash, true, added);
+	return insert(t, p, len, hash, added);
 }
 
 void fk_strtab_prefetch_slot(const struct fk_strtab *t, uint64_t hash)
@@ -129,12 +129,6 @@ uint32_t fk_strtab_prefetch_entry(const struct fk_strtab *t, uint64_t hash)
 	const struct fk_str *s = &t->strs[(uint32_t)v - 1];
 	__builtin_prefetch(s);
 	return (uint32_t)v - 1;
-}
-
-uint32_t fk_strtab_intern_owned(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
-				bool *added)
-{
-	return insert(t, p, len, hash, false, added);
 }
 
 void fk_strtab_free(struct fk_strtab *t)

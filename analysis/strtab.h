@@ -34,10 +34,6 @@ struct fk_strtab {
 /* Id of p[0..len), added when new (*added set when given). FK_STRTAB_NONE
  * when out of memory or when the table is full (2^32 - 2 strings). */
 uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added);
-/* Like fk_strtab_intern for bytes that already live as long as the table
- * (e.g. in an arena it adopted) and whose XXH3 hash is known: no copy. */
-uint32_t fk_strtab_intern_owned(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
-				bool *added);
 /* The hash fk_strtab_intern uses, for callers that hash ahead. */
 uint64_t fk_strtab_hash(const char *p, size_t len);
 /* fk_strtab_intern with the hash already computed. */

@@ -15,12 +15,13 @@
 bool fk_input_map_open(const char *path, struct fk_input_map *m)
 {
 	*m = (struct fk_input_map){ 0 };
-	if (strcmp(path, "-") == 0)
+	struct stat st;
+	/* stat first: opening a FIFO would block, or eat its data. */
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	struct stat st;
 	void *p = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -334,7 +335,9 @@ enum fk_input_result fk_input_lines(const char *path, const char *name,
 		fk_diag_error(d, "%s: is a directory", name);
 		goto out;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+	/* A regular stdin may already be partly read (`{ read h; stackfold; } < f`):
+	 * map only from its start. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && lseek(s.fd, 0, SEEK_CUR) == 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s.fd, 0);
 		if (m != MAP_FAILED) {
 			s.map = m;

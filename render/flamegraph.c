@@ -118,7 +118,7 @@ static bool rewrite(struct fk_stacks **stacks, struct fk_stacks *out, const stru
 		ok = placed != NULL;
 		for (uint32_t i = 0; ok && i < n; i++) {
 			uint32_t id = map[order[i]];
-			if (!placed[id]) {
+			if (id != FK_STRTAB_NONE && !placed[id]) {
 				placed[id] = 1;
 				order[kept++] = id;
 			}
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 	struct fk_flame_opts o;
 	fk_flame_opts_defaults(&o);
 	const char *output = NULL;
-	bool reverse = false;
+	bool reverse = false, hash = false, random = false;
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	long lv;
@@ -223,8 +223,8 @@ int main(int argc, char **argv)
 				return fk_cli_usage_error(prog, "--bgcolors must be yellow, blue, green, grey or #rrggbb, not '%s'", optarg);
 			o.bgcolors = optarg;
 			break;
-		case OPT_HASH: o.color_mode = FK_COLOR_HASH; break;
-		case OPT_RANDOM: o.color_mode = FK_COLOR_RANDOM; break;
+		case OPT_HASH: hash = true; break;
+		case OPT_RANDOM: random = true; break;
 		case OPT_CP: o.consistent_palette = true; break;
 		case OPT_REVERSE: reverse = true; break;
 		case OPT_INVERTED: o.inverted = true; break;
@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* --hash wins over --random, as in flamegraph.pl. */
+	o.color_mode = hash ? FK_COLOR_HASH : random ? FK_COLOR_RANDOM : FK_COLOR_NAME;
 	static char *stdin_only[] = { "-", NULL };
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;

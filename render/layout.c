@@ -2,6 +2,7 @@
 #include "layout.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,9 +58,23 @@ static bool ensure_open(struct fk_layout *L, size_t need)
 	return ok;
 }
 
-/* Closes open frames above depth keep (keep frames remain open). */
-static void close_to(struct fk_layout *L, size_t keep, double t)
+/* flamegraph.pl keys frames by the text "name;depth;END", so a frame's end
+ * goes through Perl's number formatting (15 significant digits) before it
+ * is used: with decimal values that moves ends by a hair, enough to change
+ * a rounded sample count. Integers below 1e15 are unchanged. */
+static double perl_text_roundtrip(double t)
 {
+	if (t == floor(t) && fabs(t) < 1e15)
+		return t;
+	char buf[32];
+	snprintf(buf, sizeof buf, "%.15g", t);
+	return strtod(buf, NULL);
+}
+
+/* Closes open frames above depth keep (keep frames remain open). */
+static void close_to(struct fk_layout *L, size_t keep, double time)
+{
+	double t = perl_text_roundtrip(time);
 	while (L->open_len > keep) {
 		size_t d = --L->open_len;
 		double start = L->open_start[d];

@@ -18,14 +18,16 @@ bool fk_palette_map_put(struct fk_palette_map *m, const char *name, size_t len, 
 	if (id == FK_STRTAB_NONE)
 		return false;
 	if (id >= m->cap) {
-		uint32_t cap = m->cap ? m->cap * 2 : 256;
+		uint64_t cap = m->cap ? (uint64_t)m->cap * 2 : 256;
 		while (cap <= id)
 			cap *= 2;
+		if (cap > UINT32_MAX)
+			cap = UINT32_MAX;
 		struct fk_rgb *g = realloc(m->colors, cap * sizeof *g);
 		if (!g)
 			return false;
 		m->colors = g;
-		m->cap = cap;
+		m->cap = (uint32_t)cap;
 	}
 	m->colors[id] = c;
 	return true;
@@ -73,12 +75,10 @@ bool fk_palette_map_load(struct fk_palette_map *m, const char *path, char *err, 
 	return ok;
 }
 
-static const struct fk_strtab *sorting;
-
-static int by_name(const void *x, const void *y)
+static int by_name(const void *x, const void *y, void *names)
 {
-	const struct fk_str *a = fk_strtab_get(sorting, *(const uint32_t *)x);
-	const struct fk_str *b = fk_strtab_get(sorting, *(const uint32_t *)y);
+	const struct fk_str *a = fk_strtab_get(names, *(const uint32_t *)x);
+	const struct fk_str *b = fk_strtab_get(names, *(const uint32_t *)y);
 	size_t n = a->len < b->len ? a->len : b->len;
 	int c = memcmp(a->p, b->p, n);
 	return c ? c : (a->len > b->len) - (a->len < b->len);
@@ -95,8 +95,7 @@ bool fk_palette_map_save(const struct fk_palette_map *m, const char *path)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = i;
-	sorting = &m->names;
-	qsort(ids, n, sizeof *ids, by_name);
+	qsort_r(ids, n, sizeof *ids, by_name, (void *)&m->names);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct fk_str *s = fk_strtab_get(&m->names, ids[i]);
 		const struct fk_rgb *c = &m->colors[ids[i]];

@@ -157,7 +157,7 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 	}
 
 	/* <title>: "name (1,234 samples, 5.67%[; +1.00%])" */
-	char samples[64], samples_txt[96];
+	char samples[400], samples_txt[540]; /* %.0f of up to 1e308, with commas */
 	snprintf(samples, sizeof samples, "%.0f", (f->end - f->start) * o->factor);
 	fk_commas(samples, samples_txt, sizeof samples_txt);
 	fputs("<g >\n<title>", out);
@@ -200,7 +200,7 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 	fk_perl_number(3 + (y1 + y2) / 2, ty, sizeof ty);
 	fprintf(out, "<text  x=\"%0.2f\" y=\"%s\" >", x1 + 3, ty);
 	double fit = (x2 - x1) / (o->fontsize * o->fontwidth);
-	size_t chars = fit >= 3 ? (size_t)fit : 0;
+	size_t chars = fit >= 3 ? (fit < 1e15 ? (size_t)fit : (size_t)1e15) : 0;
 	if (chars >= 3 && !root) { /* flamegraph.pl leaves the root unlabelled */
 		const char *label = name->p;
 		size_t len = name->len;

@@ -469,6 +469,23 @@ begin; [ -s "$T/out" ] && problem "stdout not empty with -o"; python3 -c 'import
 expect_exit 0 "stackfold -o FILE" -- "$SF" -o "$T/o.txt" "$D/fold_agg.txt"
 begin; cmp -s "$T/o.txt" "$G/fold_agg.txt" || problem "-o file differs from golden fold_agg.txt"; finish "stackfold -o writes the folded text to FILE" nosan
 
+# ------------------------------------------- 6. found in code review --
+
+python3 -c "print('a;--;' + 'x;' * 3000 + 'x 1')" > "$T/chain_long.txt"
+expect_svg "--colors chain on a long waker stack (no buffer overflow)" -- "$FG" --colors chain "$T/chain_long.txt"
+python3 -c "print('x;' + 'a' * 60 + 'b 5')" > "$T/regex_limit.txt"
+expect_stderr_contains 1 "could not be matched" "a filter that hits PCRE2's match limit is an error, not a silent drop" -- "$SF" --include '^(a|a?)+$' --include b "$T/regex_limit.txt"
+expect_stderr_contains 0 "were removed by --include/--exclude" "filters that remove every stack say so" -- "$SF" --include nomatch "$D/fold_a.txt"
+"$FG" --hash --random "$D/flame_small.txt" > "$T/hr1.svg" 2>/dev/null
+"$FG" --random --hash "$D/flame_small.txt" > "$T/hr2.svg" 2>/dev/null
+begin; cmp -s "$T/hr1.svg" "$T/hr2.svg" || problem "two runs differ"; finish "--hash wins over --random (same colours every run)" nosan
+printf 'skip;me 100\nkeep;me 1\n' > "$T/offset.txt"
+begin; out=$({ read -r _; "$SF"; } < "$T/offset.txt"); [ "$out" = "keep;me 1" ] || problem "got '$out'"; finish "stdin already partly read: only the rest is folded" nosan
+mkfifo "$T/fifo"
+(printf 'a;b 1\n' > "$T/fifo" &)
+begin; out=$(timeout 10 "$SF" "$T/fifo"); [ "$out" = "a;b 1" ] || problem "got '$out' (rc $?)"; finish "a named pipe is read once, without hanging" nosan
+expect_stdout_contains 0 '<title>d (3 samples, 15.15%)</title>' "decimal frame ends round like flamegraph.pl" -- "$FG" "$D/flame_decimal_ends.txt"
+
 echo "1..$n"
 if [ "$failed" -gt 0 ]; then
 	echo "# $failed of $n failed"
