@@ -59,3 +59,21 @@ void fk_arena_free(struct fk_arena *a)
 	*a = (struct fk_arena){ 0 };
 }
 
+
+void fk_arena_adopt(struct fk_arena *a, struct fk_arena *from)
+{
+	if (!from->chunks)
+		return;
+	struct fk_arena_chunk *last = from->chunks;
+	while (last->next)
+		last = last->next;
+	/* Behind a's first chunk, so a keeps allocating where it was. */
+	if (a->chunks) {
+		last->next = a->chunks->next;
+		a->chunks->next = from->chunks;
+	} else {
+		a->chunks = from->chunks;
+	}
+	a->bytes += from->bytes;
+	*from = (struct fk_arena){ 0 };
+}

@@ -22,6 +22,9 @@ void *fk_arena_alloc(struct fk_arena *a, size_t n);
 /* Copy of p[0..n) followed by a NUL. */
 char *fk_arena_dup(struct fk_arena *a, const void *p, size_t n);
 void fk_arena_free(struct fk_arena *a);
+/* Moves every chunk of from into a (pointers into them stay valid); from is
+ * left empty. */
+void fk_arena_adopt(struct fk_arena *a, struct fk_arena *from);
 
 
 #endif

@@ -1,13 +1,17 @@
 /* load.c - stack text files into a stacks table (see load.h).
  *
- * Large plain files are split at line boundaries and parsed by one thread
- * per core, each into its own table; the tables are then merged. Sums are
- * exact, so the result does not depend on the split. Bad lines are held by
- * each worker and reported afterwards, in input order, with file line numbers.
+ * Large plain files are read by one thread per core. Every thread walks the
+ * whole mapped file but keeps only the stacks whose hash falls in its own
+ * partition, so no stack is stored twice and the tables merge without
+ * conflicts. Parsing and hashing a line is cheap next to looking it up and
+ * comparing it with the stored copy, which is the work that gets divided.
+ * The first thread alone reports bad lines, in input order. Sums are exact,
+ * so the result does not depend on the number of threads.
  */
 #include "load.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,9 @@
 /* Below this, threads cost more than they save. */
 #define PARALLEL_MIN_BYTES ((size_t)32 << 20)
 #define MAX_WORKERS 16
+/* Every reader walks the whole file, so more than a few cost more than they
+ * save by default; FLAMEKIT_THREADS may still ask for up to MAX_WORKERS. */
+#define DEFAULT_MAX_WORKERS 8
 
 /* Lines of a mapped file stay valid, so they are added in batches whose
  * cache misses overlap (fk_stacks_add_batch); streamed lines go one by one. */
@@ -31,6 +38,9 @@ struct load_ctx {
 	uint64_t fail_line; /* a sum passed 64 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
 	bool batched;       /* lines stay valid until the end of the buffer */
+	unsigned part, nparts; /* keep stacks with hash % nparts == part */
+	bool reports;       /* this reader reports bad lines (one per file) */
+	atomic_bool *stop;  /* shared: a reader failed or stopped, all stop */
 	struct fk_stacks_pending pending[BATCH];
 	uint64_t pending_line[BATCH];
 	size_t npending;
@@ -50,6 +60,17 @@ static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
 	return true;
 }
 
+static bool stopped(const struct load_ctx *c)
+{
+	return c->stop && atomic_load_explicit(c->stop, memory_order_relaxed);
+}
+
+static void set_stop(struct load_ctx *c)
+{
+	if (c->stop)
+		atomic_store_explicit(c->stop, true, memory_order_relaxed);
+}
+
 static bool flush(struct load_ctx *c)
 {
 	size_t done;
@@ -67,6 +88,7 @@ static bool flush(struct load_ctx *c)
 	if (st != FK_STACKS_OK) {
 		c->fail = st;
 		c->fail_line = c->pending_line[done];
+		set_stop(c);
 	}
 	c->npending = 0;
 	return st == FK_STACKS_OK;
@@ -81,14 +103,21 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_SKIP:
 		return true;
 	case FK_STACKLINE_INVALID:
+		if (!c->reports)
+			return !stopped(c);
 		/* Lines before it are added first, so errors come in input order. */
 		if (c->npending && !flush(c))
 			return false;
-		return fk_diag_line(c->d, c->name, lineno, "%s", why);
+		if (fk_diag_line(c->d, c->name, lineno, "%s", why))
+			return true;
+		set_stop(c);
+		return false;
 	case FK_STACKLINE_STACK:
 		break;
 	}
 	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
+	if (c->nparts > 1 && h % c->nparts != c->part)
+		return !stopped(c);
 	fk_strtab_prefetch_slot(&c->stacks->keys, h);
 	c->pending[c->npending] = (struct fk_stacks_pending){
 		.stack = sl.stack, .len = sl.stack_len, .hash = h,
@@ -113,7 +142,7 @@ struct worker {
 	pthread_t thread;
 	const char *p;
 	size_t n;
-	struct fk_stacks own; /* workers after the first aggregate here */
+	struct fk_stacks own; /* partitions after the first aggregate here */
 	struct fk_diag diag;
 	struct load_ctx ctx;
 	uint64_t lines;
@@ -134,6 +163,8 @@ static unsigned worker_count(size_t bytes)
 {
 	const char *env = getenv("FLAMEKIT_THREADS");
 	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (!env && n > DEFAULT_MAX_WORKERS)
+		n = DEFAULT_MAX_WORKERS;
 	if (bytes < PARALLEL_MIN_BYTES || n < 1)
 		n = 1;
 	return n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
@@ -179,38 +210,41 @@ static void report_overflow_line(const struct fk_input_map *m, const struct fk_s
 		fk_diag_error(d, "%s: sum of values passes 64 bits", name);
 }
 
+/* Reports what the readers found (the first one holds the bad lines), then
+ * merges the other partitions into the first. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
 					 const struct fk_input_map *m, const struct fk_stacks *start,
-					 struct fk_diag *d, const char *name)
+					 bool was_empty, struct fk_diag *d, const char *name)
 {
-	enum fk_input_result res = FK_INPUT_OK;
-	uint64_t offset = 0;
+	/* A partition's totals leave out the others': the first line where
+	 * the file's totals pass 64 bits is found again over the whole file. */
+	bool overflow = false, nomem = false;
 	for (unsigned i = 0; i < n; i++) {
-		if (res == FK_INPUT_OK && !fk_diag_replay(d, &w[i].diag, name, offset))
-			res = FK_INPUT_STOPPED;
-		if (res == FK_INPUT_OK && w[i].res == FK_INPUT_STOPPED && w[i].ctx.fail == FK_STACKS_OK)
-			res = FK_INPUT_STOPPED; /* strict stop with nothing printed (quiet) */
-		if (res == FK_INPUT_OK && w[i].ctx.fail != FK_STACKS_OK) {
-			/* A later share started from zero: the sums before it may
-			 * have passed 64 bits at an earlier line. */
-			if (w[i].ctx.fail == FK_STACKS_OVERFLOW && i > 0)
-				report_overflow_line(m, start, d, name);
-			else
-				report_failure(d, name, w[i].ctx.fail, w[i].ctx.fail_line + offset);
-			res = FK_INPUT_ERROR;
+		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
+		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
+	}
+	enum fk_input_result res = FK_INPUT_OK;
+	if (!fk_diag_replay(d, &w[0].diag, name, 0))
+		res = FK_INPUT_STOPPED; /* strict: a bad line */
+	else if (w[0].res == FK_INPUT_STOPPED && !overflow && !nomem)
+		res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
+	/* Partitions are disjoint; when the table started empty they are also
+	 * disjoint from it, and their strings are taken over, not copied. */
+	for (unsigned i = 1; i < n; i++) {
+		if (res == FK_INPUT_OK && !overflow && !nomem) {
+			enum fk_stacks_status st = was_empty ? fk_stacks_merge_disjoint(into, &w[i].own)
+							    : fk_stacks_merge(into, &w[i].own);
+			overflow |= st == FK_STACKS_OVERFLOW;
+			nomem |= st == FK_STACKS_NOMEM;
 		}
-		if (res == FK_INPUT_OK && i > 0) {
-			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
-			if (st == FK_STACKS_OVERFLOW)
-				report_overflow_line(m, start, d, name);
-			else if (st != FK_STACKS_OK)
-				fk_diag_error(d, "%s: out of memory", name);
-			if (st != FK_STACKS_OK)
-				res = FK_INPUT_ERROR;
-		}
-		offset += w[i].lines;
-		if (i > 0)
-			fk_stacks_free(&w[i].own);
+		fk_stacks_free(&w[i].own);
+	}
+	if (res == FK_INPUT_OK && overflow) {
+		report_overflow_line(m, start, d, name);
+		res = FK_INPUT_ERROR;
+	} else if (res == FK_INPUT_OK && nomem) {
+		fk_diag_error(d, "%s: out of memory", name);
+		res = FK_INPUT_ERROR;
 	}
 	return res;
 }
@@ -223,31 +257,28 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 	memset(w, 0, sizeof w);
 	/* The totals before this file, should an overflow need finding again. */
 	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
-	size_t start = 0;
+	bool was_empty = fk_stacks_count(into) == 0;
+	atomic_bool stop = false;
 	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
-		size_t end = i + 1 == n ? m->len : m->len / n * (i + 1);
-		if (end < start)
-			end = start;
-		const char *nl = end < m->len ? memchr(m->data + end, '\n', m->len - end) : NULL;
-		end = nl ? (size_t)(nl - m->data) + 1 : m->len;
-		w[i].p = m->data + start;
-		w[i].n = end - start;
+		w[i].p = m->data;
+		w[i].n = m->len;
 		fk_diag_defer(&w[i].diag, d);
-		w[i].ctx = (struct load_ctx){ .stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag,
-					      .name = name, .batched = true };
-		start = end;
+		w[i].ctx = (struct load_ctx){
+			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
+			.batched = true, .part = i, .nparts = n, .reports = i == 0, .stop = &stop,
+		};
 	}
-	/* One share is done on this thread; the others get threads. */
+	/* One partition is done on this thread; the others get threads. */
 	for (started = 1; started < n; started++)
 		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
 			break;
 	work(&w[0]);
 	for (unsigned i = started; i < n; i++)
-		work(&w[i]); /* could not start a thread: do its share here */
+		work(&w[i]); /* could not start a thread: do its partition here */
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
-	return join_workers(w, n, into, m, &before, d, name);
+	return join_workers(w, n, into, m, &before, was_empty, d, name);
 }
 
 enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
@@ -262,7 +293,7 @@ enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
 		fk_input_map_close(&m);
 		return r;
 	}
-	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name };
+	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name, .reports = true };
 	enum fk_input_result r = fk_input_lines(path, name, on_line, &c, d);
 	if (c.fail != FK_STACKS_OK) {
 		report_failure(d, name, c.fail, c.fail_line);

@@ -107,6 +107,25 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 	return FK_STACKS_OK;
 }
 
+enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from)
+{
+	fk_arena_adopt(&s->keys.arena, &from->keys.arena);
+	enum fk_stacks_status st = FK_STACKS_OK;
+	for (uint32_t id = 0; id < fk_stacks_count(from) && st == FK_STACKS_OK; id++) {
+		const struct fk_str *k = fk_strtab_get(&from->keys, id);
+		struct fk_num total, total_before;
+		if (!totals_after(s, &from->sums[id], &total, &total_before)) {
+			st = FK_STACKS_OVERFLOW;
+			break;
+		}
+		uint32_t into = fk_strtab_add_owned(&s->keys, k->p, k->len, k->hash);
+		st = add_at(s, into, true, &from->sums[id], total, total_before);
+	}
+	s->lines += from->lines;
+	fk_stacks_free(from);
+	return st;
+}
+
 enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
 {
 	/* Only stacks new to s are copied (their hashes are reused), then from

@@ -59,7 +59,7 @@ uint32_t fk_strtab_find(const struct fk_strtab *t, const char *p, size_t len)
 	return lookup(t, p, len, XXH3_64bits(p, len), &slot);
 }
 
-static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t h,
+static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t h, bool copy,
 		       bool *added)
 {
 	if (added)
@@ -80,7 +80,7 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 		t->strs = strs;
 		t->cap = cap;
 	}
-	const char *bytes = fk_arena_dup(&t->arena, p, len);
+	const char *bytes = copy ? fk_arena_dup(&t->arena, p, len) : p;
 	if (!bytes)
 		return FK_STRTAB_NONE;
 	id = t->count++;
@@ -104,13 +104,18 @@ uint64_t fk_strtab_hash(const char *p, size_t len)
 
 uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added)
 {
-	return insert(t, p, len, XXH3_64bits(p, len), added);
+	return insert(t, p, len, XXH3_64bits(p, len), true, added);
 }
 
 uint32_t fk_strtab_intern_hashed(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
 				 bool *added)
 {
-	return insert(t, p, len, hash, added);
+	return insert(t, p, len, hash, true, added);
+}
+
+uint32_t fk_strtab_add_owned(struct fk_strtab *t, const char *p, size_t len, uint64_t hash)
+{
+	return insert(t, p, len, hash, false, NULL);
 }
 
 void fk_strtab_prefetch_slot(const struct fk_strtab *t, uint64_t hash)

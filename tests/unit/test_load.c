@@ -1,6 +1,6 @@
 /* test_load.c - analysis/load.h, and what its parallel path is built from:
- * fk_stacks_add_batch, fk_stacks_merge (analysis/stacks.h) and
- * and their helpers.
+ * fk_stacks_add_batch, fk_stacks_merge, fk_stacks_merge_disjoint
+ * (analysis/stacks.h) and fk_arena_adopt (analysis/arena.h).
  *
  * Covers fk_load_stacktext on a generated file over the 32 MiB threshold
  * (repeated and unique stacks, decimal and differential values, comments,
@@ -9,12 +9,13 @@
  * the streaming paths (standard input from a pipe, a gzip copy, the sequence
  * kept for flame charts) and matches a model kept by the generator; bad lines
  * are reported in file order with file line numbers and counted; strict mode
- * stops at the first one; sums passing 64 bits inside one worker's share and
- * across shares are errors naming the line; a table that already holds
+ * stops at the first one; sums passing 64 bits within one hash partition and
+ * only across partitions are errors naming the line; a table that already holds
  * stacks keeps them. Then the pieces on small tables: batched adds against
  * one-by-one adds (ids, sums, stopping at an overflow), merges (sums, strings
- * copied only when new and outliving their table, empty tables, overflow)
- * (pointers of both arenas stay valid; under SANITIZE=1 ASan also checks
+ * copied only when new and outliving their table, empty tables, overflow),
+ * disjoint merges that take strings over, and arena adoption (pointers of
+ * both arenas stay valid; under SANITIZE=1 ASan also checks
  * that nothing leaks or is freed twice).
  */
 #include <fcntl.h>
@@ -1382,6 +1383,127 @@ static void test_merge_overflow(void **state)
 	fk_stacks_free(&t);
 }
 
+/* ---- fk_arena_adopt ----------------------------------------------------- */
+
+struct block {
+	unsigned char *p;
+	size_t n;
+	unsigned char tag;
+};
+
+#define MAX_BLOCKS 10000
+
+/* count allocations of n bytes (every 500th one bigsize instead), each
+ * filled with its own byte. */
+static void fill(struct fk_arena *a, struct block *b, size_t *nb, size_t count, size_t n,
+		 size_t bigsize)
+{
+	for (size_t i = 0; i < count; i++) {
+		assert_true(*nb < MAX_BLOCKS);
+		size_t size = bigsize && i % 500 == 499 ? bigsize : n;
+		struct block *x = &b[(*nb)++];
+		x->p = fk_arena_alloc(a, size);
+		assert_non_null(x->p);
+		x->n = size;
+		x->tag = (unsigned char)(*nb * 31 + 7);
+		memset(x->p, x->tag, size);
+	}
+}
+
+static void check_blocks(const struct block *b, size_t nb)
+{
+	for (size_t i = 0; i < nb; i++)
+		for (size_t k = 0; k < b[i].n; k++)
+			if (b[i].p[k] != b[i].tag) {
+				print_error("block %zu (%zu bytes) overwritten at %zu\n", i, b[i].n, k);
+				fail();
+			}
+}
+
+static void test_arena_adopt(void **state)
+{
+	(void)state;
+	struct block *b = calloc(MAX_BLOCKS, sizeof *b);
+	assert_non_null(b);
+	size_t nb = 0;
+	struct fk_arena a = { 0 }, from = { 0 };
+	fill(&a, b, &nb, 120, 1000, 0);
+	fill(&a, b, &nb, 1, 300 << 10, 0); /* own chunk, at the head of a's list */
+	fill(&a, b, &nb, 10, 24, 0);
+	fill(&from, b, &nb, 3000, 1000, (size_t)300 << 10); /* chunks, and big ones */
+	size_t bytes = a.bytes + from.bytes;
+	char *cur = a.cur;
+	size_t left = a.left;
+
+	fk_arena_adopt(&a, &from);
+	assert_null(from.chunks);
+	assert_null(from.cur);
+	assert_int_equal(from.left, 0);
+	assert_int_equal(from.bytes, 0);
+	assert_int_equal(a.bytes, bytes);
+	/* a goes on allocating where it was. */
+	assert_ptr_equal(a.cur, cur);
+	assert_int_equal(a.left, left);
+	check_blocks(b, nb);
+	fill(&a, b, &nb, 2000, 1000, (size_t)1 << 20);
+	check_blocks(b, nb);
+
+	/* The emptied arena works on its own. */
+	size_t mark = nb;
+	fill(&from, b, &nb, 100, 1000, 0);
+	check_blocks(b, nb);
+	fk_arena_free(&from);
+	nb = mark;
+
+	/* Into an empty arena, an empty arena into a full one, and twice. */
+	struct fk_arena e = { 0 }, f = { 0 }, g = { 0 }, none = { 0 };
+	fill(&f, b, &nb, 1500, 1000, 0);
+	fk_arena_adopt(&e, &f);
+	fk_arena_adopt(&e, &none);
+	assert_null(none.chunks);
+	fill(&g, b, &nb, 40, 64, 0);
+	fk_arena_adopt(&e, &g);
+	fill(&e, b, &nb, 1500, 1000, 0);
+	check_blocks(b, nb);
+	fk_arena_adopt(&a, &e); /* a now holds every block */
+	fk_arena_adopt(&a, &none);
+	check_blocks(b, nb);
+	fk_arena_free(&a); /* ASan: every chunk freed once */
+	assert_null(a.chunks);
+	assert_int_equal(a.bytes, 0);
+	fk_arena_free(&e); /* empty after adoption */
+	free(b);
+}
+
+
+/* ---- fk_stacks_merge_disjoint ------------------------------------------- */
+
+static void test_merge_disjoint(void **state)
+{
+	(void)state;
+	struct fk_stacks s = { 0 }, from = { 0 }, all = { 0 };
+	char buf[64];
+	for (unsigned i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof buf, "%s;%u", i % 2 ? "odd" : "even", i);
+		add1(i % 2 ? &from : &s, buf, "2");
+		add1(&all, buf, "2");
+	}
+	size_t bytes = s.keys.arena.bytes + from.keys.arena.bytes;
+	assert_int_equal(fk_stacks_merge_disjoint(&s, &from), FK_STACKS_OK);
+	assert_int_equal(fk_stacks_count(&from), 0);
+	assert_int_equal(s.keys.arena.bytes, bytes); /* taken over, not copied */
+	assert_int_equal(fk_stacks_count(&s), 3000);
+	assert_int_equal(fk_num_cmp(s.total, all.total), 0);
+	for (unsigned i = 0; i < 3000; i += 7) {
+		snprintf(buf, sizeof buf, "%s;%u", i % 2 ? "odd" : "even", i);
+		uint32_t id = find(&s, buf);
+		assert_int_not_equal(id, FK_STRTAB_NONE);
+		assert_num(s.sums[id].value, "2");
+	}
+	fk_stacks_free(&s);
+	fk_stacks_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1400,6 +1522,8 @@ int main(void)
 		cmocka_unit_test(test_batch_stops_at_overflow),
 		cmocka_unit_test(test_merge_sums),
 		cmocka_unit_test(test_merge_adopts_strings),
+		cmocka_unit_test(test_merge_disjoint),
+		cmocka_unit_test(test_arena_adopt),
 		cmocka_unit_test(test_merge_empty_tables),
 		cmocka_unit_test(test_merge_overflow),
 	};
