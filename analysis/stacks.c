@@ -107,9 +107,13 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 	return FK_STACKS_OK;
 }
 
-enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from)
+/* Adds from's stacks to s and frees from. Disjoint tables hand their
+ * strings over (no lookup, no copy); otherwise only stacks new to s are
+ * copied, with their hashes reused. */
+static enum fk_stacks_status merge(struct fk_stacks *s, struct fk_stacks *from, bool disjoint)
 {
-	fk_arena_adopt(&s->keys.arena, &from->keys.arena);
+	if (disjoint)
+		fk_arena_adopt(&s->keys.arena, &from->keys.arena);
 	enum fk_stacks_status st = FK_STACKS_OK;
 	for (uint32_t id = 0; id < fk_stacks_count(from) && st == FK_STACKS_OK; id++) {
 		const struct fk_str *k = fk_strtab_get(&from->keys, id);
@@ -118,8 +122,10 @@ enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_st
 			st = FK_STACKS_OVERFLOW;
 			break;
 		}
-		uint32_t into = fk_strtab_add_owned(&s->keys, k->p, k->len, k->hash);
-		st = add_at(s, into, true, &from->sums[id], total, total_before);
+		bool added = true;
+		uint32_t into = disjoint ? fk_strtab_add_owned(&s->keys, k->p, k->len, k->hash)
+					 : fk_strtab_intern_hashed(&s->keys, k->p, k->len, k->hash, &added);
+		st = add_at(s, into, added, &from->sums[id], total, total_before);
 	}
 	s->lines += from->lines;
 	fk_stacks_free(from);
@@ -128,23 +134,12 @@ enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_st
 
 enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
 {
-	/* Only stacks new to s are copied (their hashes are reused), then from
-	 * is freed: memory stays with the unique stacks, whatever the threads. */
-	enum fk_stacks_status st = FK_STACKS_OK;
-	for (uint32_t id = 0; id < fk_stacks_count(from) && st == FK_STACKS_OK; id++) {
-		const struct fk_str *k = fk_strtab_get(&from->keys, id);
-		struct fk_num total, total_before;
-		if (!totals_after(s, &from->sums[id], &total, &total_before)) {
-			st = FK_STACKS_OVERFLOW;
-			break;
-		}
-		bool added;
-		uint32_t into = fk_strtab_intern_hashed(&s->keys, k->p, k->len, k->hash, &added);
-		st = add_at(s, into, added, &from->sums[id], total, total_before);
-	}
-	s->lines += from->lines;
-	fk_stacks_free(from);
-	return st;
+	return merge(s, from, false);
+}
+
+enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from)
+{
+	return merge(s, from, true);
 }
 
 enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size_t len,
