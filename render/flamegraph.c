@@ -51,6 +51,9 @@ static void usage(FILE *f)
 "  --help            show this help\n"
 "  --version         show the version\n"
 "\n"
+"Environment: FLAMEKIT_THREADS=N reads large files with N threads (default:\n"
+"the number of CPUs, at most 8); the result is the same for any N.\n"
+"\n"
 "Exit status: 0 success, 1 bad input (nothing to draw, unreadable input,\n"
 "--strict bad line), 2 usage error.\n");
 }
