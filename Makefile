@@ -36,7 +36,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
 
-.PHONY: all test run-tests demo bench install clean deps
+.PHONY: all test run-tests demo bench fuzz install clean deps
 all: $(BINS)
 
 $(BUILD)/%.o: %.c
@@ -86,6 +86,15 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
+
+# Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
+		tests/fuzz/fuzz_stacks.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_stacks
+	@mkdir -p build-fuzz/corpus && cp samples/torch/*.txt tests/e2e/data/*.txt build-fuzz/corpus/ 2>/dev/null; \
+	build-fuzz/fuzz_stacks -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

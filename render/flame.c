@@ -71,12 +71,15 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 				     const struct fk_flame_opts *o, struct fk_flame_report *rep)
 {
 	*rep = (struct fk_flame_report){ 0 };
+	/* The total is summed in drawing order, in doubles, as flamegraph.pl
+	 * sums it: with decimal values that decides how the root's count rounds. */
 	double total = 0;
 	if (seq)
 		for (size_t i = 0; i < seq->count; i++)
 			total += fk_num_to_double(seq->items[i].value);
 	else
-		total = fk_num_to_double(stacks->total);
+		for (uint32_t i = 0; i < fk_stacks_count(stacks); i++)
+			total += item_width(&stacks->sums[order[i]]);
 	rep->total = total;
 	if (total <= 0) {
 		fk_svg_write_empty(out, o);

@@ -485,6 +485,7 @@ mkfifo "$T/fifo"
 (printf 'a;b 1\n' > "$T/fifo" &)
 begin; out=$(timeout 10 "$SF" "$T/fifo"); [ "$out" = "a;b 1" ] || problem "got '$out' (rc $?)"; finish "a named pipe is read once, without hanging" nosan
 expect_stdout_contains 0 '<title>d (3 samples, 15.15%)</title>' "decimal frame ends round like flamegraph.pl" -- "$FG" "$D/flame_decimal_ends.txt"
+expect_stdout_contains 0 '<title>all (49 bytes, 100%)</title>' "decimal totals are summed in doubles like flamegraph.pl" -- "$FG" --factor 2.5 --countname bytes "$D/flame_decimal_ends.txt"
 
 echo "1..$n"
 if [ "$failed" -gt 0 ]; then

@@ -1,0 +1,69 @@
+/* fuzz_stacks.c - libFuzzer harness: arbitrary bytes as a stack text file,
+ * through the whole pipeline stackfold and flamegraph run (parse, aggregate,
+ * fold with every rewrite, sort, lay out, write folded text and SVG).
+ * Crashes, sanitizer reports and broken invariants are findings.
+ *
+ * Build and run (clang): make fuzz   (FUZZ_SECONDS=60 by default)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../analysis/fold.h"
+#include "../../analysis/folded.h"
+#include "../../analysis/load.h"
+#include "../../render/flame.h"
+
+struct sink {
+	struct fk_stacks *stacks;
+	struct fk_diag *d;
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fk_diag d;
+	fk_diag_init(&d, "fuzz");
+	d.quiet = true;
+	FILE *null = fopen("/dev/null", "w");
+	if (!null)
+		return 0;
+	/* Parse through the mapped-file path: a temp file holds the input. */
+	char path[] = "/tmp/fuzz_stacksXXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		fclose(null);
+		return 0;
+	}
+	FILE *f = fdopen(fd, "w");
+	fwrite(data, 1, size, f);
+	fclose(f);
+	struct fk_stacks raw = { 0 }, folded = { 0 };
+	if (fk_load_stacktext(path, &raw, NULL, &d) == FK_INPUT_OK) {
+		struct fk_fold_opts fo = { .strip_addresses = true, .reverse = size % 2,
+					   .chain_wakers = size % 3 == 0, .root = "root" };
+		if (fk_fold(&folded, &raw, &fo, NULL, NULL) == FK_STACKS_OK) {
+			uint32_t *ids = fk_stacks_sorted(&folded, FK_ORDER_FLAME);
+			if (ids) {
+				struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&folded) };
+				uint64_t written;
+				fk_folded_write(null, &folded, &wo, &written);
+				struct fk_flame_opts o;
+				fk_flame_opts_defaults(&o);
+				o.minwidth = 0;
+				o.inverted = size % 5 == 0;
+				struct fk_flame_report rep;
+				fk_flame_render(null, &folded, ids, NULL, &o, &rep);
+				free(ids);
+			}
+		}
+	}
+	fk_stacks_free(&raw);
+	fk_stacks_free(&folded);
+	unlink(path);
+	fclose(null);
+	return 0;
+}
