@@ -41,6 +41,9 @@ struct load_ctx {
 	unsigned part, nparts; /* keep stacks with hash % nparts == part */
 	bool reports;       /* this reader reports bad lines (one per file) */
 	atomic_bool *stop;  /* shared: a reader failed or stopped, all stop */
+	const char *base;   /* mapped file, for progress on a terminal, or NULL */
+	size_t size;
+	unsigned shown_pct;
 	struct fk_stacks_pending pending[BATCH];
 	uint64_t pending_line[BATCH];
 	size_t npending;
@@ -94,11 +97,32 @@ static bool flush(struct load_ctx *c)
 	return st == FK_STACKS_OK;
 }
 
+/* Large files on a terminal: "NAME: 42%" on stderr, now and then. */
+#define PROGRESS_MIN_BYTES ((size_t)256 << 20)
+
+static void progress(struct load_ctx *c, const char *line, uint64_t lineno)
+{
+	if (!c->base || (lineno & 0xFFFF) != 0)
+		return;
+	unsigned pct = (unsigned)((size_t)(line - c->base) * 100 / c->size);
+	if (pct >= c->shown_pct + 5) {
+		c->shown_pct = pct;
+		fprintf(stderr, "\r%s: %s: %u%%", c->d->prog, c->name, pct);
+	}
+}
+
+static void progress_done(const struct load_ctx *c)
+{
+	if (c->base && c->shown_pct)
+		fprintf(stderr, "\r\033[K");
+}
+
 static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 {
 	struct load_ctx *c = arg;
 	struct fk_stackline sl;
 	const char *why = NULL;
+	progress(c, line, lineno);
 	switch (fk_stackline_parse(line, len, &sl, &why)) {
 	case FK_STACKLINE_SKIP:
 		return true;
@@ -268,6 +292,10 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
 			.batched = true, .part = i, .nparts = n, .reports = i == 0, .stop = &stop,
 		};
+		if (i == 0 && m->len >= PROGRESS_MIN_BYTES && !d->quiet && isatty(STDERR_FILENO)) {
+			w[i].ctx.base = m->data;
+			w[i].ctx.size = m->len;
+		}
 	}
 	/* One partition is done on this thread; the others get threads. */
 	for (started = 1; started < n; started++)
@@ -278,6 +306,7 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 		work(&w[i]); /* could not start a thread: do its partition here */
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
+	progress_done(&w[0].ctx);
 	return join_workers(w, n, into, m, &before, was_empty, d, name);
 }
 
