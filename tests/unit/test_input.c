@@ -270,15 +270,21 @@ static void test_plain(void **state)
 	collect_free(&c);
 }
 
+/* Writes bytes to a temp file named name and reads it back into c. */
+static void read_back(const char *name, const char *bytes, size_t n, struct collect *c)
+{
+	const char *p = path_of(name);
+	write_file(p, bytes, n);
+	struct fk_diag d;
+	quiet_diag(&d);
+	assert_int_equal(fk_input_lines(p, p, on_line, c, &d), FK_INPUT_OK);
+}
+
 static void test_no_trailing_newline(void **state)
 {
 	(void)state;
-	const char *p = path_of("nonl.txt");
-	write_file(p, "a 1\nb 2", 7);
 	struct collect c = { 0 };
-	struct fk_diag d;
-	quiet_diag(&d);
-	assert_int_equal(fk_input_lines(p, p, on_line, &c, &d), FK_INPUT_OK);
+	read_back("nonl.txt", "a 1\nb 2", 7, &c);
 	const char *want[] = { "a 1", "b 2" };
 	assert_lines(&c, want, 2);
 	collect_free(&c);
@@ -287,12 +293,8 @@ static void test_no_trailing_newline(void **state)
 static void test_empty_file(void **state)
 {
 	(void)state;
-	const char *p = path_of("empty.txt");
-	write_file(p, "", 0);
 	struct collect c = { 0 };
-	struct fk_diag d;
-	quiet_diag(&d);
-	assert_int_equal(fk_input_lines(p, p, on_line, &c, &d), FK_INPUT_OK);
+	read_back("empty.txt", "", 0, &c);
 	assert_int_equal(c.count, 0);
 	collect_free(&c);
 }
@@ -321,12 +323,8 @@ static void test_crlf_kept(void **state)
 {
 	(void)state;
 	/* The reader only splits on '\n': the '\r' is the parser's business. */
-	const char *p = path_of("crlf.txt");
-	write_file(p, "a 1\r\nb 2\r\n", 10);
 	struct collect c = { 0 };
-	struct fk_diag d;
-	quiet_diag(&d);
-	assert_int_equal(fk_input_lines(p, p, on_line, &c, &d), FK_INPUT_OK);
+	read_back("crlf.txt", "a 1\r\nb 2\r\n", 10, &c);
 	const char *want[] = { "a 1\r", "b 2\r" };
 	assert_lines(&c, want, 2);
 	collect_free(&c);
@@ -335,12 +333,8 @@ static void test_crlf_kept(void **state)
 static void test_nul_bytes_pass_through(void **state)
 {
 	(void)state;
-	const char *p = path_of("nul.txt");
-	write_file(p, "a\0b 1\nc 2\n", 10);
 	struct collect c = { 0 };
-	struct fk_diag d;
-	quiet_diag(&d);
-	assert_int_equal(fk_input_lines(p, p, on_line, &c, &d), FK_INPUT_OK);
+	read_back("nul.txt", "a\0b 1\nc 2\n", 10, &c);
 	assert_int_equal(c.count, 2);
 	assert_int_equal(c.len[0], 5);
 	assert_memory_equal(c.text[0], "a\0b 1", 5);
