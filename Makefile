@@ -25,13 +25,14 @@ CFLAGS   ?=
 LDFLAGS  ?=
 FK_CFLAGS  = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
-LIBS     := -lz -lxxhash -lpcre2-8 -lm -pthread
+LIBS     := -lyajl -lcairo -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
-DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl
+DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
+	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3
 
-COMMANDS := stackfold flamegraph
-MAINS    := analysis/stackfold.c render/flamegraph.c
+COMMANDS := stackfold flamegraph memtimeline
+MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c
 LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c render/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
@@ -61,13 +62,15 @@ $(BUILD)/stackfold: $(BUILD)/analysis/stackfold.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 $(BUILD)/flamegraph: $(BUILD)/render/flamegraph.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
+$(BUILD)/memtimeline: $(BUILD)/analysis/memtimeline.o $(BUILD)/libflamekit.a
+	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 	@mkdir -p $(dir $@)
-	$(CC) $(FK_CFLAGS) -Wno-missing-prototypes $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lcmocka -o $@
+	$(CC) $(FK_CFLAGS) -Wno-missing-prototypes $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lpng -lcmocka -o $@
 
 # deps first, then the build (which may run in parallel).
 test: deps

@@ -87,3 +87,26 @@ void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 }
+
+bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
+{
+	d->bad_lines++;
+	if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d))) {
+		va_list ap;
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	return !d->strict;
+}
+
+void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)
+{
+	(void)d;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

@@ -51,4 +51,15 @@ void fk_diag_summary(const struct fk_diag *d);
 void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A problem not tied to a line, counted like a bad line (shown among the
+ * first few, fatal when strict): the caller writes "file: where: reason".
+ * Returns false when processing must stop (strict). */
+bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* An error message written as given (no "prog: " prefix), for errors the
+ * caller places itself ("file: event N: reason"). */
+void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #endif

@@ -64,6 +64,8 @@ struct raw {
 struct reader {
 	const char *name;
 	fk_line_fn fn;
+	fk_chunk_fn chunk_fn; /* set: bytes go to it as they come, not lines */
+	uint64_t bytes;       /* bytes passed to chunk_fn so far */
 	void *ctx;
 	struct fk_diag *d;
 	uint64_t lineno;
@@ -139,6 +141,12 @@ enum fk_input_result fk_input_buffer_lines(const char *p, size_t n, const char *
 /* Feeds a piece of a stream; partial lines are kept in r->line. */
 static bool feed(struct reader *r, const char *p, size_t n)
 {
+	if (r->chunk_fn) {
+		r->bytes += n;
+		if (n > 0 && !r->chunk_fn(r->ctx, p, n))
+			r->stopped = true;
+		return !r->stopped;
+	}
 	const char *end = p + n;
 	while (p < end && !r->stopped) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -267,8 +275,10 @@ static enum fk_input_result read_gzip(struct raw *s, struct reader *r)
 			}
 			if (n == 0) {
 				if (!member_done) {
-					fk_diag_error(r->d, "%s: truncated gzip data (after %llu lines)",
-						      r->name, (unsigned long long)r->lineno);
+					fk_diag_error(r->d, "%s: truncated gzip data (after %llu %s)",
+						      r->name,
+						      (unsigned long long)(r->chunk_fn ? r->bytes : r->lineno),
+						      r->chunk_fn ? "bytes" : "lines");
 					res = FK_INPUT_ERROR;
 				}
 				break;
@@ -314,10 +324,24 @@ static enum fk_input_result read_gzip(struct raw *s, struct reader *r)
 	return res;
 }
 
-enum fk_input_result fk_input_lines(const char *path, const char *name,
-				    fk_line_fn fn, void *ctx, struct fk_diag *d)
+/* Mapped bytes for a chunk reader, with pages released behind it. */
+static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 {
-	struct reader r = { .name = name, .fn = fn, .ctx = ctx, .d = d };
+	const char *released = p;
+	for (size_t off = 0; off < n && !r->stopped; off += READ_CHUNK) {
+		size_t len = n - off < READ_CHUNK ? n - off : READ_CHUNK;
+		feed(r, p + off, len);
+		if ((size_t)(p + off - released) >= RELEASE_EVERY) {
+			release_pages(released, p + off);
+			released = p + off;
+		}
+	}
+}
+
+static enum fk_input_result read_input(const char *path, struct reader *r)
+{
+	const char *name = r->name;
+	struct fk_diag *d = r->d;
 	struct raw s = { .fd = -1 };
 	bool is_stdin = strcmp(path, "-") == 0;
 	s.fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -370,17 +394,35 @@ enum fk_input_result fk_input_lines(const char *path, const char *name,
 		gz = s.buf_len >= 2 && s.buf[0] == 0x1f && s.buf[1] == 0x8b;
 	}
 	if (s.map && !gz) {
-		lines_of_buffer(&r, (const char *)s.map, s.map_len);
-		res = r.stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
+		if (r->chunk_fn)
+			chunks_of_buffer(r, (const char *)s.map, s.map_len);
+		else
+			lines_of_buffer(r, (const char *)s.map, s.map_len);
+		res = r->stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
 	} else {
-		res = gz ? read_gzip(&s, &r) : read_plain(&s, &r);
+		res = gz ? read_gzip(&s, r) : read_plain(&s, r);
 	}
 out:
 	if (s.map)
 		munmap((void *)s.map, s.map_len);
 	free(s.buf);
-	free(r.line);
 	if (!is_stdin && s.fd >= 0)
 		close(s.fd);
 	return res;
+}
+
+enum fk_input_result fk_input_lines(const char *path, const char *name,
+				    fk_line_fn fn, void *ctx, struct fk_diag *d)
+{
+	struct reader r = { .name = name, .fn = fn, .ctx = ctx, .d = d };
+	enum fk_input_result res = read_input(path, &r);
+	free(r.line);
+	return res;
+}
+
+enum fk_input_result fk_input_chunks(const char *path, const char *name,
+				     fk_chunk_fn fn, void *ctx, struct fk_diag *d)
+{
+	struct reader r = { .name = name, .chunk_fn = fn, .ctx = ctx, .d = d };
+	return read_input(path, &r);
 }

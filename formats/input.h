@@ -31,6 +31,12 @@ enum fk_input_result {
 enum fk_input_result fk_input_lines(const char *path, const char *name,
 				    fk_line_fn fn, void *ctx, struct fk_diag *d);
 
+/* The bytes of an input as they come (gzip inflated), in blocks of any size,
+ * for readers of formats that are not line-based (JSON). Return false to stop. */
+typedef bool (*fk_chunk_fn)(void *ctx, const char *p, size_t n);
+enum fk_input_result fk_input_chunks(const char *path, const char *name,
+				     fk_chunk_fn fn, void *ctx, struct fk_diag *d);
+
 /* A plain (not compressed) regular file mapped whole, for readers that split
  * the work across threads. */
 struct fk_input_map {
