@@ -75,10 +75,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 # deps first, then the build (which may run in parallel).
 test: deps
 	@$(MAKE) --no-print-directory run-tests
-run-tests: all $(UNIT_BINS) $(BUILD)/bench-gen
+run-tests: all $(UNIT_BINS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
 	@BUILD=$(BUILD) sh tests/run.sh
 
 $(BUILD)/bench-gen: tests/bench/gen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FK_CFLAGS) $< -o $@
+$(BUILD)/bench-genmem: tests/bench/genmem.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) $< -o $@
 
@@ -87,7 +90,7 @@ demo: deps
 	@BUILD=$(BUILD) sh tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen
+	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
 
 # Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes.

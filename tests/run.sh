@@ -26,6 +26,11 @@ for t in "$BUILD"/tests/test_*; do
 done
 
 sh tests/e2e/run.sh "$BUILD" | tally
+[ -f tests/e2e/mem/run.sh ] && sh tests/e2e/mem/run.sh "$BUILD" | tally
+
+# memtimeline against an independent Python reference of torch's coalescing
+# and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).
+sh tests/memref/compare.sh "$BUILD" "${MEMREF_STREAMS:-1000}" | tally
 
 # Browser test: a real flame graph opened in headless Chromium.
 mkdir -p "$BUILD/browser"
