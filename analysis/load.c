@@ -21,7 +21,7 @@
 
 /* Below this, threads cost more than they save. */
 #define PARALLEL_MIN_BYTES ((size_t)32 << 20)
-#define MAX_WORKERS 16
+#define MAX_WORKERS FK_INPUT_MAX_THREADS
 /* Every reader walks the whole file, so more than a few cost more than they
  * save by default; FLAMEKIT_THREADS may still ask for up to MAX_WORKERS. */
 #define DEFAULT_MAX_WORKERS 8
@@ -185,13 +185,7 @@ static void *work(void *arg)
 
 static unsigned worker_count(size_t bytes)
 {
-	const char *env = getenv("FLAMEKIT_THREADS");
-	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-	if (!env && n > DEFAULT_MAX_WORKERS)
-		n = DEFAULT_MAX_WORKERS;
-	if (bytes < PARALLEL_MIN_BYTES || n < 1)
-		n = 1;
-	return n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
+	return fk_input_threads(bytes, PARALLEL_MIN_BYTES, DEFAULT_MAX_WORKERS);
 }
 
 /* Merges worker tables into the first one, then reports in input order. */

@@ -117,6 +117,50 @@ bool fk_mem_add(struct fk_mem_timeline *tl, const struct fk_mem_event *ev)
 	return true;
 }
 
+bool fk_mem_append(struct fk_mem_timeline *dst, const struct fk_mem_timeline *src)
+{
+	if (src->count == 0)
+		return true;
+	size_t at = dst->count;
+	bool boundary = at > 0 && before(src->t_ns[0], src->kind[0] & 0xfu, dst->t_ns[at - 1],
+					 dst->kind[at - 1] & 0xfu);
+	if (dst->device || dst->address || dst->stack || src->device || src->address ||
+	    src->stack) {
+		struct fk_mem_event ev;
+		for (size_t i = 0; i < src->count; i++) {
+			fk_mem_get(src, i, &ev);
+			if (!fk_mem_add(dst, &ev))
+				return false;
+		}
+		return true;
+	}
+	/* The common case, plain arrays: copied in bulk. */
+	if (dst->cap < at + src->count) {
+		size_t cap = dst->cap ? dst->cap : 4096;
+		while (cap < at + src->count)
+			cap *= 2;
+		int64_t *t = realloc(dst->t_ns, cap * sizeof *t);
+		if (!t)
+			return false;
+		dst->t_ns = t;
+		uint64_t *b = realloc(dst->bytes, cap * sizeof *b);
+		if (!b)
+			return false;
+		dst->bytes = b;
+		uint16_t *k = realloc(dst->kind, cap * sizeof *k);
+		if (!k)
+			return false;
+		dst->kind = k;
+		dst->cap = cap;
+	}
+	memcpy(dst->t_ns + at, src->t_ns, src->count * sizeof *src->t_ns);
+	memcpy(dst->bytes + at, src->bytes, src->count * sizeof *src->bytes);
+	memcpy(dst->kind + at, src->kind, src->count * sizeof *src->kind);
+	dst->count += src->count;
+	dst->out_of_order += src->out_of_order + boundary;
+	return true;
+}
+
 uint32_t fk_mem_stack(struct fk_mem_timeline *tl, const char *text, size_t len)
 {
 	uint32_t id = fk_strtab_intern(&tl->stacks, text, len, NULL);

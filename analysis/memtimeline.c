@@ -122,7 +122,8 @@ static int write_rows(const char *path, enum format format, bool gzip,
 		      const struct fk_mem_timeline *tl)
 {
 	struct fk_sink s;
-	if (!fk_sink_open(&s, path, gzip ? 6 : 0)) {
+	/* Level 1: 3x faster than 6 for 15% more bytes; gzip -9 can redo it. */
+	if (!fk_sink_open(&s, path, gzip ? 1 : 0)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		return FK_EXIT_BAD_INPUT;
 	}

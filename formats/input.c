@@ -46,6 +46,17 @@ void fk_input_map_close(struct fk_input_map *m)
 	*m = (struct fk_input_map){ 0 };
 }
 
+unsigned fk_input_threads(size_t bytes, size_t min_bytes, unsigned default_max)
+{
+	const char *env = getenv("FLAMEKIT_THREADS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (!env && n > (long)default_max)
+		n = default_max;
+	if (bytes < min_bytes || n < 1)
+		n = 1;
+	return n > FK_INPUT_MAX_THREADS ? FK_INPUT_MAX_THREADS : (unsigned)n;
+}
+
 const char *fk_input_display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -101,7 +112,7 @@ static bool too_long(struct reader *r)
  * proportional to what is kept (unique stacks), not to the file's size. */
 #define RELEASE_EVERY ((size_t)16 << 20)
 
-static void release_pages(const char *from, const char *to)
+void fk_input_release(const char *from, const char *to)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1);
@@ -116,7 +127,7 @@ static void lines_of_buffer(struct reader *r, const char *p, size_t n)
 	const char *end = p + n, *released = p;
 	while (p < end) {
 		if ((size_t)(p - released) >= RELEASE_EVERY) {
-			release_pages(released, p);
+			fk_input_release(released, p);
 			released = p;
 		}
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -332,7 +343,7 @@ static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 		size_t len = n - off < READ_CHUNK ? n - off : READ_CHUNK;
 		feed(r, p + off, len);
 		if ((size_t)(p + off - released) >= RELEASE_EVERY) {
-			release_pages(released, p + off);
+			fk_input_release(released, p + off);
 			released = p + off;
 		}
 	}

@@ -48,12 +48,22 @@ struct fk_input_map {
  * be mapped; false otherwise (use fk_input_lines then), never an error. */
 bool fk_input_map_open(const char *path, struct fk_input_map *m);
 void fk_input_map_close(struct fk_input_map *m);
+/* Hands mapped pages between from and to (whole pages only) back to the
+ * kernel once read, so memory follows what is kept, not the file size. */
+void fk_input_release(const char *from, const char *to);
 
 /* The lines of a buffer, numbered from first_line + 1. *lines gets how many
  * were read. */
 enum fk_input_result fk_input_buffer_lines(const char *p, size_t n, const char *name,
 					   uint64_t first_line, fk_line_fn fn, void *ctx,
 					   struct fk_diag *d, uint64_t *lines);
+
+#define FK_INPUT_MAX_THREADS 16
+
+/* Threads to read a mapped input of this size with: 1 below min_bytes,
+ * else FLAMEKIT_THREADS, or the CPUs up to default_max; at most
+ * FK_INPUT_MAX_THREADS. */
+unsigned fk_input_threads(size_t bytes, size_t min_bytes, unsigned default_max);
 
 /* "<stdin>" for "-", else path. */
 const char *fk_input_display_name(const char *path);

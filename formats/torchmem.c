@@ -2,6 +2,7 @@
 #include "torchmem.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct raw_reader {
 	int pending_category;
 	uint64_t offset;     /* bytes parsed before the current chunk */
 	bool failed;         /* an error was reported (the parse was cancelled) */
+	bool silent;         /* a parallel part: errors are found again, in order */
 };
 
 static int bad_row(struct raw_reader *r, const char *fmt, ...)
@@ -37,7 +39,8 @@ static int bad_row(struct raw_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	fk_diag_error_at(r->d, "%s: event %" PRIu64 ": %s", r->name, r->row, why);
+	if (!r->silent)
+		fk_diag_error_at(r->d, "%s: event %" PRIu64 ": %s", r->name, r->row, why);
 	r->failed = true;
 	return 0; /* cancels the parse */
 }
@@ -50,7 +53,8 @@ static int add(struct raw_reader *r, int64_t t, unsigned action, uint64_t bytes,
 				   .category_to = (uint8_t)category_to,
 				   .device = FK_MEM_DEVICE_ANY };
 	if (!fk_mem_add(r->tl, &ev)) {
-		fk_diag_error(r->d, "%s: out of memory", r->name);
+		if (!r->silent)
+			fk_diag_error(r->d, "%s: out of memory", r->name);
 		r->failed = true;
 		return 0;
 	}
@@ -195,6 +199,9 @@ static const yajl_callbacks raw_callbacks = {
 
 static void syntax_error(struct raw_reader *r, const unsigned char *p, size_t n)
 {
+	r->failed = true;
+	if (r->silent)
+		return;
 	unsigned char *msg = yajl_get_error(r->yajl, 0, p, n);
 	char *text = (char *)msg;
 	size_t len = strlen(text);
@@ -219,8 +226,8 @@ static bool on_chunk(void *ctx, const char *p, size_t n)
 	return false;
 }
 
-bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_timeline *tl,
-			  struct fk_diag *d)
+static bool read_sequential(const char *path, const char *name, struct fk_mem_timeline *tl,
+			    struct fk_diag *d)
 {
 	struct raw_reader r = { .name = name, .tl = tl, .d = d };
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
@@ -244,6 +251,147 @@ bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_time
 	return ok;
 }
 
+/* ---- large plain files: parts parsed in parallel ---- */
+
+#define PARALLEL_MIN_BYTES ((size_t)16 << 20)
+
+/* A part of the file made a JSON list of its own: "[" before and "]" after
+ * where the part lacks them. */
+struct part {
+	const char *p;
+	size_t n;
+	bool open, close;
+	struct fk_mem_timeline own;
+	struct fk_mem_timeline *tl; /* the first part fills the caller's */
+	bool ok;
+};
+
+#define SLICE ((size_t)8 << 20)
+
+static bool parse_slices(yajl_handle h, const char *p, size_t n)
+{
+	for (size_t off = 0; off < n; off += SLICE) {
+		size_t len = n - off < SLICE ? n - off : SLICE;
+		if (yajl_parse(h, (const unsigned char *)p + off, len) != yajl_status_ok)
+			return false;
+		fk_input_release(p + off, p + off + len);
+	}
+	return true;
+}
+
+static void *parse_part(void *arg)
+{
+	struct part *pt = arg;
+	struct raw_reader r = { .name = "", .tl = pt->tl, .silent = true };
+	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
+	if (!r.yajl)
+		return NULL;
+	pt->ok = (!pt->open || yajl_parse(r.yajl, (const unsigned char *)"[", 1) == yajl_status_ok) &&
+		 parse_slices(r.yajl, pt->p, pt->n) &&
+		 (!pt->close || yajl_parse(r.yajl, (const unsigned char *)"]", 1) == yajl_status_ok) &&
+		 yajl_complete_parse(r.yajl) == yajl_status_ok && !r.failed;
+	yajl_free(r.yajl);
+	return NULL;
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* The first row start at or after from that follows "]," and whose action
+ * is not INCREMENT_VERSION (so no pair is split); NULL when none. In a
+ * valid raw file "]" then "," then "[" only happens between rows; a file
+ * where that guess is wrong fails to parse and is read again in one piece. */
+static const char *row_start_after(const char *from, const char *end)
+{
+	for (const char *p = from; (p = memchr(p, ']', (size_t)(end - p))) != NULL; p++) {
+		const char *q = skip_space(p + 1, end);
+		if (q >= end || *q != ',')
+			continue;
+		q = skip_space(q + 1, end);
+		if (q >= end || *q != '[')
+			continue;
+		const char *v = skip_space(q + 1, end);
+		while (v < end && (*v == '-' || (*v >= '0' && *v <= '9')))
+			v++;
+		v = skip_space(v, end);
+		if (v < end && *v == ',') {
+			v = skip_space(v + 1, end);
+			if (v < end && *v == '3')
+				continue;
+		}
+		return q;
+	}
+	return NULL;
+}
+
+/* -1: not split (too small, one thread, no place to split); 0: parsed;
+ * 1: a part failed (the caller reads the file again to report it). */
+static int read_parallel(const struct fk_input_map *m, struct fk_mem_timeline *tl)
+{
+	unsigned n = fk_input_threads(m->len, PARALLEL_MIN_BYTES, 8);
+	if (n < 2)
+		return -1;
+	struct part parts[FK_INPUT_MAX_THREADS];
+	pthread_t threads[FK_INPUT_MAX_THREADS];
+	const char *end = m->data + m->len, *start = m->data;
+	unsigned k = 0;
+	for (unsigned i = 1; i < n; i++) {
+		const char *row = row_start_after(m->data + m->len / n * i, end);
+		if (!row || row <= start)
+			continue;
+		const char *close = row;
+		while (*close != ']') /* back to the "]" that ends the part */
+			close--;
+		parts[k] = (struct part){ .p = start, .n = (size_t)(close + 1 - start),
+					  .open = k > 0, .close = true };
+		k++;
+		start = row;
+	}
+	if (k == 0)
+		return -1;
+	parts[k++] = (struct part){ .p = start, .n = (size_t)(end - start), .open = true };
+	size_t before = tl->count;
+	for (unsigned i = 0; i < k; i++) {
+		fk_mem_init(&parts[i].own);
+		parts[i].tl = i == 0 ? tl : &parts[i].own;
+	}
+	unsigned started = 0;
+	for (; started < k; started++)
+		if (pthread_create(&threads[started], NULL, parse_part, &parts[started]) != 0)
+			break;
+	for (unsigned i = started; i < k; i++)
+		parse_part(&parts[i]);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	bool ok = true;
+	for (unsigned i = 0; i < k; i++)
+		ok = ok && parts[i].ok;
+	for (unsigned i = 1; i < k; i++) {
+		ok = ok && fk_mem_append(tl, &parts[i].own);
+		fk_mem_free(&parts[i].own);
+	}
+	if (!ok)
+		tl->count = before; /* out_of_order may overcount; the reread sorts */
+	return ok ? 0 : 1;
+}
+
+bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_timeline *tl,
+			  struct fk_diag *d)
+{
+	struct fk_input_map m;
+	if (strcmp(path, "-") != 0 && fk_input_map_open(path, &m)) {
+		int res = read_parallel(&m, tl);
+		fk_input_map_close(&m);
+		if (res == 0)
+			return true;
+	}
+	return read_sequential(path, name, tl, d);
+}
+
 /* ---- writers ---- */
 
 void fk_torchmem_write_json(struct fk_sink *out, const struct fk_mem_timeline *tl)
@@ -259,13 +407,23 @@ void fk_torchmem_write_json(struct fk_sink *out, const struct fk_mem_timeline *t
 		fk_sink_i64(out, rows.t);
 	}
 	fk_sink_str(out, "], [");
+	/* A row changes a column or two: the text of the others is reused. */
+	char text[FK_MEM_COLUMNS][FK_I64_TEXT_MAX];
+	size_t len[FK_MEM_COLUMNS];
+	int64_t shown[FK_MEM_COLUMNS];
+	for (int c = 0; c < FK_MEM_COLUMNS; c++)
+		shown[c] = 0, len[c] = fk_format_i64(text[c], 0);
 	fk_mem_rows_start(&rows, tl);
 	for (bool first = true; fk_mem_rows_next(&rows); first = false) {
 		fk_sink_str(out, first ? "[" : ", [");
 		for (int c = 0; c < FK_MEM_COLUMNS; c++) {
+			if (rows.sizes[c] != shown[c]) {
+				shown[c] = rows.sizes[c];
+				len[c] = fk_format_i64(text[c], shown[c]);
+			}
 			if (c)
 				fk_sink_write(out, ", ", 2);
-			fk_sink_i64(out, rows.sizes[c]);
+			fk_sink_write(out, text[c], len[c]);
 		}
 		fk_sink_write(out, "]", 1);
 	}
