@@ -62,8 +62,9 @@ static void allocations_table(FILE *out, const struct fk_mem_timeline *tl,
 		fputs("<p>None.</p>\n", out);
 		return;
 	}
-	fputs("<table>\n<tr><th>size</th><th>count</th><th>category</th>"
-	      "<th>allocated at (ms)</th><th>stack</th></tr>\n", out);
+	bool stacks = tl->stack != NULL;
+	fprintf(out, "<table>\n<tr><th>size</th><th>count</th><th>category</th>"
+		"<th>allocated at (ms)</th>%s</tr>\n", stacks ? "<th>stack</th>" : "");
 	for (size_t i = 0; i < shown; i++) {
 		const struct fk_mem_group *g = &rep->at_peak[i];
 		fputs("<tr>", out);
@@ -75,14 +76,18 @@ static void allocations_table(FILE *out, const struct fk_mem_timeline *tl,
 		else
 			fprintf(out, "<td class=\"n\">%.3f</td>", fk_mem_report_ms(rep, g->first_t_ns));
 		const struct fk_str *st = fk_mem_stack_text(tl, g->stack);
-		fputs("<td><code>", out);
-		if (st)
-			fk_xml_write(out, st->p, st->len, false);
-		else
-			fputs("(the input has no stacks)", out);
-		fputs("</code></td></tr>\n", out);
+		if (stacks) {
+			fputs("<td><code>", out);
+			if (st)
+				fk_xml_write(out, st->p, st->len, false);
+			fputs("</code></td>", out);
+		}
+		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	if (!stacks)
+		fputs("<p>The input has no stacks (torch raw timelines do not keep them): "
+		      "allocations of the same category and size are counted together.</p>\n", out);
 	if (shown < rep->n_at_peak)
 		fprintf(out, "<p>%zu more kinds of allocation are not listed.</p>\n",
 			rep->n_at_peak - shown);

@@ -26,5 +26,21 @@ render gelu_compare "GELU: manual (2 runs) vs fused" --tag-files --strip-address
 "$fg" --inverted --title "MLP training step (icicle)" --countname us $t/stacks_mlp_train.txt > "$out/mlp_train_icicle.svg"
 made="$made $out/mlp_train_icicle.svg"
 
+# Memory timelines: torch's outputs (HTML plot, JSON, raw rows) and beyond:
+# the peak as a memory flame graph, and a text summary.
+mt=$BUILD/memtimeline
+memory() { # NAME INPUT
+	name=$1 in=$2
+	"$mt" "$in" -o "$out/$name.html"
+	"$mt" "$in" -o "$out/$name.json"
+	"$mt" "$in" -o "$out/$name.raw.json.gz"
+	"$mt" "$in" --summary="$out/$name.summary.txt" --peak-stacks="$out/$name.peak.folded.txt"
+	"$fg" --colors mem --countname bytes --title "$name: bytes live at the peak" \
+		"$out/$name.peak.folded.txt" > "$out/$name.peak.svg"
+	made="$made $out/$name.html $out/$name.json $out/$name.raw.json.gz $out/$name.summary.txt $out/$name.peak.svg"
+}
+memory memory_mlp_train $t/memory_mlp_train.raw.json.gz
+memory memory_documented_example $t/memory_documented_example.raw.json
+
 echo "demo: rendered the samples:"
 for f in $made; do echo "  $f"; done
