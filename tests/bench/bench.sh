@@ -61,3 +61,28 @@ for f in samples/torch/*.txt; do
 	set -- $(m "$BUILD/stackfold $f | $BUILD/flamegraph > /dev/null")
 	echo "sample $(basename "$f"): stackfold | flamegraph ${1}s"
 done
+
+# memtimeline: 10M events of a generated training timeline into each of
+# torch's outputs; events/s and peak RSS. Against Python: the independent
+# reference of torch's algorithm (tests/memref/reference.py) on 1M events.
+mevents=${BENCH_MEM_EVENTS:-10000000}
+mraw=$dir/memory_$mevents.raw.json
+if [ ! -s "$mraw" ]; then
+	"$BUILD/bench-genmem" "$mevents" > "$mraw.tmp" && mv "$mraw.tmp" "$mraw"
+fi
+cat "$mraw" > /dev/null
+echo "memtimeline input: $mraw: $(wc -c < "$mraw" | awk '{printf "%.0f", $1/1e6}') MB, $mevents events"
+evs() { awk -v n="$mevents" -v s="$1" 'BEGIN { printf "%.1fM events/s", n / s / 1e6 }'; }
+for out in json raw.json.gz html; do
+	set -- $(m "$BUILD/memtimeline $mraw -o $dir/memory.$out"); s=$1; rss=$2
+	echo "memtimeline -> .$out: ${s}s  $(evs "$s")  peak RSS $((rss / 1024)) MB  output $(wc -c < "$dir/memory.$out" | awk '{printf "%.1f", $1/1e6}') MB"
+done
+set -- $(m "$BUILD/memtimeline $mraw --summary=/dev/null"); echo "memtimeline --summary: ${1}s  $(evs "$1")"
+if command -v python3 >/dev/null 2>&1; then
+	small_mem=$dir/memory_1M.raw.json
+	"$BUILD/bench-genmem" 1000000 > "$small_mem"
+	set -- $(m1 "python3 tests/memref/reference.py coalesce $small_mem > $dir/memory_1M_py.json"); py_s=$1; py_rss=$2
+	set -- $(m "$BUILD/memtimeline $small_mem -o $dir/memory_1M.json"); c_s=$1
+	cmp -s "$dir/memory_1M.json" "$dir/memory_1M_py.json" && same=identical || same=DIFFERENT
+	echo "1M events -> JSON: Python (torch's algorithm) ${py_s}s, peak RSS $((py_rss / 1024)) MB; memtimeline ${c_s}s: $(awk -v a="$py_s" -v b="$c_s" 'BEGIN{printf "%.0f", a/b}')x faster, output $same"
+fi
