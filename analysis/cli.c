@@ -6,12 +6,24 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "../formats/outfile.h"
 
 #define OUT_BUFFER ((size_t)1 << 20)
 
 FILE *fk_cli_open_output(const char *prog, const char *path)
 {
-	FILE *f = (!path || strcmp(path, "-") == 0) ? stdout : fopen(path, "w");
+	FILE *f = stdout;
+	if (path && strcmp(path, "-") != 0) {
+		int fd = fk_outfile_open(path);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f && fd >= 0) {
+			int err = errno;
+			fk_outfile_abort(fd);
+			errno = err;
+		}
+	}
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		return NULL;
@@ -24,8 +36,21 @@ bool fk_cli_close_output(const char *prog, FILE *f, const char *path)
 {
 	bool ok = fflush(f) == 0 && !ferror(f);
 	int err = errno;
-	if (f != stdout)
-		ok = (fclose(f) == 0) && ok;
+	if (f != stdout) {
+		/* The file appears only now, complete; on an error it never does. */
+		int fd = dup(fileno(f));
+		ok = fclose(f) == 0 && ok;
+		err = ok ? err : errno;
+		if (fd < 0) {
+			ok = false;
+			err = errno;
+		} else if (!ok) {
+			fk_outfile_abort(fd);
+		} else if (!fk_outfile_commit(fd, path)) {
+			ok = false;
+			err = errno;
+		}
+	}
 	if (!ok)
 		fprintf(stderr, "%s: %s: write error: %s\n", prog,
 			(!path || strcmp(path, "-") == 0) ? "<stdout>" : path, strerror(err));

@@ -210,8 +210,10 @@ static bool permute(void *arr, size_t size, const size_t *idx, size_t n)
 	return true;
 }
 
-bool fk_mem_sort(struct fk_mem_timeline *tl)
+bool fk_mem_sort(struct fk_mem_timeline *tl, size_t **order)
 {
+	if (order)
+		*order = NULL;
 	if (tl->out_of_order == 0)
 		return true;
 	size_t n = tl->count;
@@ -227,6 +229,12 @@ bool fk_mem_sort(struct fk_mem_timeline *tl)
 		     permute(tl->device, sizeof *tl->device, idx, n) &&
 		     permute(tl->address, sizeof *tl->address, idx, n) &&
 		     permute(tl->stack, sizeof *tl->stack, idx, n);
+	}
+	if (ok)
+		tl->out_of_order = 0;
+	if (ok && order) {
+		*order = idx;
+		idx = NULL;
 	}
 	free(idx);
 	free(tmp);

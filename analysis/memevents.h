@@ -104,9 +104,10 @@ static inline void fk_mem_get(const struct fk_mem_timeline *tl, size_t i,
 }
 
 /* Puts the events in torch's timeline order, (time, action value), keeping
- * the input order of equal keys. Nothing to do (and O(n)) when the importer
- * saw no event out of order. false when out of memory. */
-bool fk_mem_sort(struct fk_mem_timeline *tl);
+ * the input order of equal keys. Nothing to do when the importer saw no event
+ * out of order. When order is given and events moved, *order gets (malloc)
+ * the old index of each event, else NULL. false when out of memory. */
+bool fk_mem_sort(struct fk_mem_timeline *tl, size_t **order);
 
 /* Keeps only the events of one device (events whose device is unknown are
  * kept: their file holds one device). */

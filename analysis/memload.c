@@ -18,7 +18,8 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 {
 	in->sources = calloc(npaths ? npaths : 1, sizeof *in->sources);
 	in->count = 0;
-	in->sorted = false;
+	in->order = NULL;
+	in->filtered = false;
 	if (!in->sources) {
 		fk_diag_error(d, "out of memory");
 		return false;
@@ -40,13 +41,15 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 					      name, disorder, disorder == 1 ? "" : "s"))
 			return false;
 	}
-	in->sorted = tl->out_of_order > 0;
-	if (!fk_mem_sort(tl)) {
+	if (!fk_mem_sort(tl, &in->order)) {
 		fk_diag_error(d, "out of memory");
 		return false;
 	}
-	if (device != FK_MEM_DEVICE_ANY)
+	if (device != FK_MEM_DEVICE_ANY) {
+		size_t before = tl->count;
 		fk_mem_select_device(tl, device);
+		in->filtered = tl->count != before;
+	}
 	return true;
 }
 
@@ -57,19 +60,35 @@ struct check_ctx {
 	bool stop;
 };
 
-/* "file: event N" for event i: N counts rows, and INCREMENT_VERSION takes two. */
+/* The INCREMENT_VERSION events among events [from, to) as read: each was two
+ * rows in the file. */
+static uint64_t pairs_between(const struct check_ctx *c, size_t from, size_t to)
+{
+	uint64_t pairs = 0;
+	if (!c->in->order) {
+		for (size_t k = from; k < to; k++)
+			pairs += (c->tl->kind[k] & 0xf) == FK_MEM_INCREMENT_VERSION;
+		return pairs;
+	}
+	for (size_t k = 0; k < c->tl->count; k++) /* sorted: find them by read index */
+		pairs += c->in->order[k] >= from && c->in->order[k] < to &&
+			 (c->tl->kind[k] & 0xf) == FK_MEM_INCREMENT_VERSION;
+	return pairs;
+}
+
+/* "file: event N" for event i: N counts the file's rows from 1. */
 static void where(const struct check_ctx *c, size_t i, char *buf, size_t n)
 {
-	if (c->in->sorted || c->in->count == 0) {
+	if (c->in->filtered || c->in->count == 0) {
 		snprintf(buf, n, "event at t=%" PRId64 " ns", c->tl->t_ns[i]);
 		return;
 	}
+	size_t read = c->in->order ? c->in->order[i] : i;
 	size_t s = c->in->count - 1;
-	while (s > 0 && c->in->sources[s].first_event > i)
+	while (s > 0 && c->in->sources[s].first_event > read)
 		s--;
-	uint64_t row = 1;
-	for (size_t k = c->in->sources[s].first_event; k < i; k++)
-		row += (c->tl->kind[k] & 0xf) == FK_MEM_INCREMENT_VERSION ? 2 : 1;
+	size_t first = c->in->sources[s].first_event;
+	uint64_t row = 1 + (read - first) + pairs_between(c, first, read);
 	snprintf(buf, n, "%s: event %" PRIu64, c->in->sources[s].name, row);
 }
 
@@ -97,7 +116,7 @@ bool fk_mem_check(const struct fk_mem_timeline *tl, const struct fk_mem_inputs *
 	if (res == FK_MEM_REPLAY_OVERFLOW) {
 		char at[300];
 		where(&c, bad, at, sizeof at);
-		fk_diag_error_at(d, "%s: live bytes of a category do not fit in 64 bits", at);
+		fk_diag_error_at(d, "%s: live bytes do not fit in 64 bits", at);
 		return false;
 	}
 	if (res == FK_MEM_REPLAY_NOMEM) {
@@ -110,6 +129,8 @@ bool fk_mem_check(const struct fk_mem_timeline *tl, const struct fk_mem_inputs *
 void fk_mem_inputs_free(struct fk_mem_inputs *in)
 {
 	free(in->sources);
+	free(in->order);
+	in->order = NULL;
 	in->sources = NULL;
 	in->count = 0;
 }

@@ -20,7 +20,8 @@ struct fk_mem_source {
 struct fk_mem_inputs {
 	struct fk_mem_source *sources;
 	size_t count;
-	bool sorted; /* events were reordered: event numbers are lost */
+	size_t *order;  /* when events were reordered: the read index of each */
+	bool filtered;  /* events of other devices were dropped: indexes lost */
 };
 
 /* Reads every path ("-": stdin) into tl, sorts, keeps device (when not

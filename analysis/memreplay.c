@@ -246,7 +246,8 @@ static bool snapshot(const struct live_set *s, bool created_only, struct fk_mem_
 static bool totals(const struct fk_mem_timeline *tl, struct fk_mem_report *rep, size_t *bad)
 {
 	int64_t cur[FK_MEM_NCAT] = { 0 };
-	rep->peak_total = INT64_MIN;
+	rep->peak_total = 0; /* before the first event: nothing live */
+	rep->peak_events = 0;
 	for (size_t i = 0; i < tl->count;) {
 		int64_t t = tl->t_ns[i];
 		for (; i < tl->count && tl->t_ns[i] == t; i++) {
@@ -290,8 +291,6 @@ static bool totals(const struct fk_mem_timeline *tl, struct fk_mem_report *rep, 
 		}
 	}
 	memcpy(rep->final, cur, sizeof cur);
-	if (tl->count == 0)
-		rep->peak_total = 0;
 	return true;
 }
 
@@ -349,7 +348,8 @@ int fk_mem_write_live_stacks(FILE *out, const struct fk_mem_timeline *tl,
 	struct fk_mem_group *g = malloc((n ? n : 1) * sizeof *g);
 	if (!g)
 		return -1;
-	memcpy(g, groups, n * sizeof *g);
+	if (n)
+		memcpy(g, groups, n * sizeof *g);
 	qsort(g, n, sizeof *g, cmp_cat_stack);
 	for (size_t i = 0; i < n;) {
 		/* Sums past 2^64 cannot happen: live bytes fit in int64_t. */

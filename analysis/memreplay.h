@@ -32,9 +32,10 @@ struct fk_mem_report {
 	int64_t first_t_ns, last_t_ns; /* real times (not -1); -1 when none */
 	int64_t final[FK_MEM_NCAT];  /* live bytes at the end */
 	int64_t max[FK_MEM_NCAT];    /* each category's own maximum */
-	/* The peak: the largest total after all events of one timestamp. */
+	/* The peak: the largest total after all events of one timestamp, or 0
+	 * before the first event when nothing is ever live. */
 	int64_t peak_total;
-	int64_t peak_t_ns;           /* -1: before the first timed event */
+	int64_t peak_t_ns;           /* -1: pre-existing, or before the first event */
 	int64_t peak[FK_MEM_NCAT];
 	size_t peak_events;          /* events replayed to reach it */
 	uint64_t not_live;           /* DESTROY or INCREMENT_VERSION of bytes not live */

@@ -103,7 +103,9 @@ static int write_html(const char *path, const struct fk_mem_timeline *tl,
 	size_t len = 0;
 	const char *why;
 	fk_memhtml_title(title, sizeof title, tl, rep);
-	if (fk_memplot_png(tl, title, &png, &len, &why) != 0) {
+	int drawn = fk_memplot_png(tl, title, &png, &len, &why);
+	fk_memplot_release();
+	if (drawn != 0) {
 		fprintf(stderr, "%s: cannot draw the plot: %s\n", prog, why);
 		return FK_EXIT_BAD_INPUT;
 	}

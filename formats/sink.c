@@ -1,6 +1,8 @@
 /* sink.c - buffered plain or gzip output (see sink.h). */
 #include "sink.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -29,8 +31,7 @@ bool fk_sink_open(struct fk_sink *s, const char *path, int gzip_level)
 		errno = ENOMEM;
 		return false;
 	}
-	s->fd = s->is_stdout ? STDOUT_FILENO
-			     : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	s->fd = s->is_stdout ? STDOUT_FILENO : fk_outfile_open(path);
 	if (s->fd < 0) {
 		int e = errno;
 		if (s->gzip && s->nthreads == 1)
@@ -166,9 +167,13 @@ bool fk_sink_close(struct fk_sink *s)
 			deflate_out(s, NULL, 0, Z_FINISH);
 		deflateEnd(&s->z);
 	}
-	if (!s->is_stdout && s->fd >= 0 && close(s->fd) != 0 && !s->failed) {
-		s->failed = true;
-		s->err = errno;
+	if (!s->is_stdout && s->fd >= 0) {
+		if (s->failed) {
+			fk_outfile_abort(s->fd);
+		} else if (!fk_outfile_commit(s->fd, s->name)) {
+			s->failed = true;
+			s->err = errno;
+		}
 	}
 	free(s->buf);
 	free(s->zbuf);

@@ -71,8 +71,10 @@ static uint64_t magnitude(int64_t v)
 static int end_row(struct raw_reader *r)
 {
 	if (r->nvalues != ROW_VALUES)
-		return bad_row(r, "a row has %d value%s, expected 4: [t_ns, action, bytes, category]",
-			       r->nvalues, r->nvalues == 1 ? "" : "s");
+		return bad_row(r, "a row has %d value%s, expected 4: [t_ns, action, bytes, category]%s",
+			       r->nvalues, r->nvalues == 1 ? "" : "s",
+			       r->row == 1 ? " (a coalesced [times, sizes] file? memtimeline reads "
+					     "raw timelines, *.raw.json.gz)" : "");
 	int64_t t = r->v[0], action = r->v[1], bytes = r->v[2], category = r->v[3];
 	if (action < FK_MEM_PREEXISTING || action > FK_MEM_DESTROY)
 		return bad_row(r, "unknown action %" PRId64 " (1-4: PREEXISTING, CREATE, "
@@ -122,17 +124,20 @@ static int end_row(struct raw_reader *r)
 	}
 }
 
-static int on_double(void *ctx, double v)
-{
-	struct raw_reader *r = ctx;
-	return bad_row(r, "%g is not an integer", v);
-}
-
 static int on_other(struct raw_reader *r, const char *what)
 {
-	if (r->depth == 0)
-		return bad_row(r, "not a torch raw memory timeline: a %s where the list of rows "
-			       "should start", what);
+	if (r->depth == 0) {
+		if (!r->silent)
+			fk_diag_error_at(r->d, "%s: not a torch raw memory timeline: a %s where "
+					 "the list of rows should start", r->name, what);
+		r->failed = true;
+		return 0;
+	}
+	if (r->depth == 1) {
+		r->row++;
+		return bad_row(r, "a %s where a row was expected (rows are [t_ns, action, "
+			       "bytes, category])", what);
+	}
 	return bad_row(r, "a %s in a row (rows hold 4 integers)", what);
 }
 
@@ -172,16 +177,41 @@ static int on_end_array(void *ctx)
 	return 1;
 }
 
-static int on_integer(void *ctx, long long v)
+/* A JSON number as an int64_t: 0, or 1 when it has a fraction or an
+ * exponent, 2 when it is out of range. */
+static int parse_int(const char *p, size_t n, int64_t *out)
+{
+	bool neg = n > 0 && p[0] == '-';
+	uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (size_t i = neg; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 1;
+		unsigned d = (unsigned)(p[i] - '0');
+		if (v > (limit - d) / 10)
+			return 2;
+		v = v * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+static int on_number(void *ctx, const char *p, size_t n)
 {
 	struct raw_reader *r = ctx;
 	if (r->depth == 0)
 		return on_other(r, "number");
-	if (r->depth == 1)
-		return bad_row(r, "%lld where a row was expected (rows are [t_ns, action, bytes, "
-			       "category])", v);
+	if (r->depth == 1) {
+		r->row++; /* the number stands where row N should */
+		return bad_row(r, "%.*s where a row was expected (rows are [t_ns, action, bytes, "
+			       "category])", (int)(n > 40 ? 40 : n), p);
+	}
 	if (r->nvalues == ROW_VALUES)
 		return bad_row(r, "a row has more than 4 values");
+	int64_t v = 0;
+	int bad = parse_int(p, n, &v);
+	if (bad)
+		return bad_row(r, "%.*s is %s", (int)(n > 40 ? 40 : n), p,
+			       bad == 1 ? "not an integer" : "out of range for 64 bits");
 	r->v[r->nvalues++] = v;
 	return 1;
 }
@@ -189,8 +219,7 @@ static int on_integer(void *ctx, long long v)
 static const yajl_callbacks raw_callbacks = {
 	.yajl_null = on_null,
 	.yajl_boolean = on_bool,
-	.yajl_integer = on_integer,
-	.yajl_double = on_double,
+	.yajl_number = on_number, /* the text: exact integers, clear messages */
 	.yajl_string = on_string,
 	.yajl_start_map = on_map,
 	.yajl_start_array = on_start_array,

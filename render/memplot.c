@@ -9,6 +9,7 @@
 #include "memplot.h"
 
 #include <cairo/cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -519,4 +520,10 @@ out:
 	free(s.hi);
 	free(s.used);
 	return rc;
+}
+
+void fk_memplot_release(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

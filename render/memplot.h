@@ -30,4 +30,8 @@ extern const unsigned fk_memplot_colors[FK_MEM_NCAT];
 int fk_memplot_png(const struct fk_mem_timeline *tl, const char *title, unsigned char **png,
 		   size_t *len, const char **error);
 
+/* Frees what cairo and fontconfig keep for the whole process (font caches),
+ * so leak checkers see a clean exit. Call once, after the last plot. */
+void fk_memplot_release(void);
+
 #endif

@@ -21,6 +21,7 @@
 #include "../../analysis/memcoalesce.h"
 #include "../../analysis/memevents.h"
 #include "../../analysis/memreplay.h"
+#include "../../render/memhtml.h"
 #include "../../render/memplot.h"
 
 /* Pairs (t, int(t / 1000)) computed by CPython 3.11, the oracle: values
@@ -264,10 +265,17 @@ static void test_sort_is_stable_by_time_then_action(void **state)
 	add(&tl, 50, FK_MEM_CREATE, 4, FK_MEM_INPUT, -1);
 	add(&tl, -1, FK_MEM_PREEXISTING, 5, FK_MEM_INPUT, -1);
 	assert_int_equal(tl.out_of_order, 3);
-	assert_true(fk_mem_sort(&tl));
+	size_t *order;
+	assert_true(fk_mem_sort(&tl, &order));
 	const uint64_t want[] = { 5, 3, 2, 4, 1 };
-	for (size_t i = 0; i < 5; i++)
+	const size_t from[] = { 4, 2, 1, 3, 0 };
+	for (size_t i = 0; i < 5; i++) {
 		assert_int_equal(tl.bytes[i], want[i]);
+		assert_int_equal(order[i], from[i]);
+	}
+	free(order);
+	assert_true(fk_mem_sort(&tl, &order)); /* sorted now: nothing to do */
+	assert_null(order);
 	fk_mem_free(&tl);
 }
 
@@ -601,6 +609,38 @@ static void test_plot_dense(void **state)
 	fk_mem_free(&tl);
 }
 
+/* The page: torch's wrapper first, and the stacks of the input escaped. */
+static void test_html_escapes_stacks(void **state)
+{
+	(void)state;
+	struct fk_mem_timeline tl;
+	struct fk_mem_report rep;
+	size_t bad;
+	fk_mem_init(&tl);
+	const char *evil = "main;<script>alert(1)</script>;a&b";
+	struct fk_mem_event ev = { .t_ns = 1000, .bytes = 64, .action = FK_MEM_CREATE,
+				   .category = FK_MEM_UNKNOWN, .category_to = FK_MEM_UNKNOWN,
+				   .device = FK_MEM_DEVICE_CPU, .address = 0x40 };
+	ev.stack = fk_mem_stack(&tl, evil, strlen(evil));
+	assert_true(fk_mem_add(&tl, &ev));
+	assert_int_equal(fk_mem_replay(&tl, &rep, NULL, NULL, &bad), FK_MEM_REPLAY_OK);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fk_memhtml_write(f, (const unsigned char *)"PNG", 3, &tl, &rep);
+	fclose(f);
+	const char *head = "<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline "
+			   "HTML</title></head>\n<body>\n  <img src='data:image/png;base64,UE5H'>\n";
+	assert_memory_equal(text, head, strlen(head));
+	assert_non_null(strstr(text, "main;&lt;script&gt;alert(1)&lt;/script&gt;;a&amp;b"));
+	assert_null(strstr(text, "<script>"));
+	assert_non_null(strstr(text, "<h2>Peak: 64 B at 0.000 ms</h2>"));
+	assert_true(len > 7 && strcmp(text + len - 7, "</html>") == 0);
+	free(text);
+	fk_mem_report_free(&rep);
+	fk_mem_free(&tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,6 +655,9 @@ int main(void)
 		cmocka_unit_test(test_plot_colors_where_the_data_is),
 		cmocka_unit_test(test_plot_blank_has_no_data_colors),
 		cmocka_unit_test(test_plot_dense),
+		cmocka_unit_test(test_html_escapes_stacks),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	fk_memplot_release();
+	return failed;
 }
