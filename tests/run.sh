@@ -50,6 +50,22 @@ else
 	echo "not ok - render the browser test's SVG" | tally
 fi
 
+# The memory timeline page in the browser: plot shown, report there.
+html="$BUILD/browser/memory.html"
+if "$BUILD/memtimeline" samples/torch/memory_mlp_train.raw.json.gz -o "$html" 2>/dev/null; then
+	if out=$(sh tests/browser/run.sh "$html" 2>&1); then
+		case "$out" in
+		*SKIPPED*) echo "# $out" ;;
+		*) echo "ok - browser test of the memory timeline page" | tally ;;
+		esac
+	else
+		printf '%s\n' "$out" | tail -20
+		echo "not ok - browser test of the memory timeline page" | tally
+	fi
+else
+	echo "not ok - render the browser test's memory page" | tally
+fi
+
 if [ -n "${FLAMEGRAPH_PL:-}" ]; then
 	if sh tests/parity/flamegraph_pl.sh "$BUILD/flamegraph" tests/e2e/data/*.txt samples/torch/*.txt; then
 		echo "ok - parity with flamegraph.pl" | tally

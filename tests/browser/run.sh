@@ -1,12 +1,14 @@
 #!/bin/sh
-# Browser test of a flamekit flame graph SVG in headless Chromium.
+# Browser tests in headless Chromium: a flame graph SVG (its viewer script),
+# or a memtimeline HTML page (its plot and report; a screenshot beside it).
 #   tests/browser/run.sh FILE.svg
+#   tests/browser/run.sh FILE.html
 # Skips (exit 0) when Chromium or Node is unavailable, so builds without a
 # browser still pass; CI installs chromium first.
 set -eu
 
 if [ $# -ne 1 ]; then
-	echo "usage: $0 FILE.svg" >&2
+	echo "usage: $0 FILE.svg|FILE.html" >&2
 	exit 2
 fi
 
@@ -36,4 +38,7 @@ if [ ! -d node_modules ]; then
 	npm ci --silent --no-audit --no-fund
 fi
 
-exec node flame_test.mjs "$file"
+case $file in
+	*.html) exec node memory_test.mjs "$file" "${file%.html}.png" ;;
+	*) exec node flame_test.mjs "$file" ;;
+esac
