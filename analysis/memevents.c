@@ -73,29 +73,39 @@ static bool before(int64_t t1, unsigned a1, int64_t t2, unsigned a2)
 	return t1 < t2 || (t1 == t2 && a1 < a2);
 }
 
+/* Room for cap events in every array in use. */
+static bool reserve(struct fk_mem_timeline *tl, size_t want)
+{
+	if (want <= tl->cap)
+		return true;
+	size_t cap = tl->cap ? tl->cap : 4096;
+	while (cap < want)
+		cap *= 2;
+	/* realloc of large blocks moves pages (mremap), not bytes. */
+	int64_t *t = realloc(tl->t_ns, cap * sizeof *t);
+	if (!t)
+		return false;
+	tl->t_ns = t;
+	uint64_t *b = realloc(tl->bytes, cap * sizeof *b);
+	if (!b)
+		return false;
+	tl->bytes = b;
+	uint16_t *k = realloc(tl->kind, cap * sizeof *k);
+	if (!k)
+		return false;
+	tl->kind = k;
+	if (!grow((void **)&tl->device, cap, sizeof *tl->device) ||
+	    !grow((void **)&tl->address, cap, sizeof *tl->address) ||
+	    !grow((void **)&tl->stack, cap, sizeof *tl->stack))
+		return false;
+	tl->cap = cap;
+	return true;
+}
+
 bool fk_mem_add(struct fk_mem_timeline *tl, const struct fk_mem_event *ev)
 {
-	if (tl->count == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 4096;
-		/* realloc of large blocks moves pages (mremap), not bytes. */
-		int64_t *t = realloc(tl->t_ns, cap * sizeof *t);
-		if (!t)
-			return false;
-		tl->t_ns = t;
-		uint64_t *b = realloc(tl->bytes, cap * sizeof *b);
-		if (!b)
-			return false;
-		tl->bytes = b;
-		uint16_t *k = realloc(tl->kind, cap * sizeof *k);
-		if (!k)
-			return false;
-		tl->kind = k;
-		if (!grow((void **)&tl->device, cap, sizeof *tl->device) ||
-		    !grow((void **)&tl->address, cap, sizeof *tl->address) ||
-		    !grow((void **)&tl->stack, cap, sizeof *tl->stack))
-			return false;
-		tl->cap = cap;
-	}
+	if (!reserve(tl, tl->count + 1))
+		return false;
 	size_t i = tl->count;
 	if ((ev->device != FK_MEM_DEVICE_ANY &&
 	     !ensure_optional(tl, (void **)&tl->device, sizeof *tl->device, FK_MEM_DEVICE_ANY)) ||
@@ -135,24 +145,8 @@ bool fk_mem_append(struct fk_mem_timeline *dst, const struct fk_mem_timeline *sr
 		return true;
 	}
 	/* The common case, plain arrays: copied in bulk. */
-	if (dst->cap < at + src->count) {
-		size_t cap = dst->cap ? dst->cap : 4096;
-		while (cap < at + src->count)
-			cap *= 2;
-		int64_t *t = realloc(dst->t_ns, cap * sizeof *t);
-		if (!t)
-			return false;
-		dst->t_ns = t;
-		uint64_t *b = realloc(dst->bytes, cap * sizeof *b);
-		if (!b)
-			return false;
-		dst->bytes = b;
-		uint16_t *k = realloc(dst->kind, cap * sizeof *k);
-		if (!k)
-			return false;
-		dst->kind = k;
-		dst->cap = cap;
-	}
+	if (!reserve(dst, at + src->count))
+		return false;
 	memcpy(dst->t_ns + at, src->t_ns, src->count * sizeof *src->t_ns);
 	memcpy(dst->bytes + at, src->bytes, src->count * sizeof *src->bytes);
 	memcpy(dst->kind + at, src->kind, src->count * sizeof *src->kind);

@@ -33,38 +33,29 @@ sh tests/e2e/mem_parallel.sh "$BUILD" | tally
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).
 sh tests/memref/compare.sh "$BUILD" "${MEMREF_STREAMS:-1000}" | tally
 
-# Browser test: a real flame graph opened in headless Chromium.
+# browser WHAT FILE MAKE...: renders FILE with MAKE, then opens it in
+# headless Chromium (tests/browser/run.sh; SKIPPED without a browser).
+browser() {
+	what=$1 file=$2; shift 2
+	if ! "$@" > "$file" 2>/dev/null; then
+		echo "not ok - render the file for the $what" | tally
+	elif out=$(sh tests/browser/run.sh "$file" 2>&1); then
+		case "$out" in
+		*SKIPPED*) echo "# $out" ;;
+		*) echo "ok - $what" | tally ;;
+		esac
+	else
+		printf '%s\n' "$out" | tail -20
+		echo "not ok - $what" | tally
+	fi
+}
 mkdir -p "$BUILD/browser"
-svg="$BUILD/browser/gelu.svg"
-if "$BUILD/flamegraph" --countname us samples/torch/stacks_gelu_manual.txt > "$svg" 2>/dev/null; then
-	if out=$(sh tests/browser/run.sh "$svg" 2>&1); then
-		case "$out" in
-		*SKIPPED*) echo "# $out" ;;
-		*) echo "ok - browser test" | tally ;;
-		esac
-	else
-		printf '%s\n' "$out" | tail -20
-		echo "not ok - browser test" | tally
-	fi
-else
-	echo "not ok - render the browser test's SVG" | tally
-fi
-
-# The memory timeline page in the browser: plot shown, report there.
-html="$BUILD/browser/memory.html"
-if "$BUILD/memtimeline" samples/torch/memory_mlp_train.raw.json.gz -o "$html" 2>/dev/null; then
-	if out=$(sh tests/browser/run.sh "$html" 2>&1); then
-		case "$out" in
-		*SKIPPED*) echo "# $out" ;;
-		*) echo "ok - browser test of the memory timeline page" | tally ;;
-		esac
-	else
-		printf '%s\n' "$out" | tail -20
-		echo "not ok - browser test of the memory timeline page" | tally
-	fi
-else
-	echo "not ok - render the browser test's memory page" | tally
-fi
+# A real flame graph: zoom, search, URL state. The memory timeline page:
+# plot shown, report there.
+browser "browser test" "$BUILD/browser/gelu.svg" \
+	"$BUILD/flamegraph" --countname us samples/torch/stacks_gelu_manual.txt
+browser "browser test of the memory timeline page" "$BUILD/browser/memory.html" \
+	"$BUILD/memtimeline" --html samples/torch/memory_mlp_train.raw.json.gz
 
 if [ -n "${FLAMEGRAPH_PL:-}" ]; then
 	if sh tests/parity/flamegraph_pl.sh "$BUILD/flamegraph" tests/e2e/data/*.txt samples/torch/*.txt; then

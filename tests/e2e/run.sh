@@ -42,59 +42,7 @@ for b in "$SF" "$FG"; do
 done
 command -v python3 >/dev/null 2>&1 || { echo "Bail out! python3 is needed"; exit 2; }
 
-# Sanitizer builds: a sanitizer report must never pass for an expected
-# "exit 1"; give it its own status, and also look for its report on stderr.
-ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:abort_on_error=0}
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
-export ASAN_OPTIONS UBSAN_OPTIONS
-
-T=$(mktemp -d) || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-n=0
-failed=0
-
-# ---------------------------------------------------------------- helpers --
-
-# run CMD...: runs CMD (stdin /dev/null unless CMD redirects it); stdout in
-# $T/out, stderr in $T/err, exit status in $rc.
-run() {
-	"$@" < /dev/null > "$T/out" 2> "$T/err"
-	rc=$?
-}
-
-begin() { problems=; }
-problem() {
-	problems="$problems$1
-"
-}
-# finish DESC [nosan]: prints the TAP line for the checks made since begin.
-finish() {
-	n=$((n + 1))
-	if [ "${2:-}" != nosan ] && grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$T/err"; then
-		problem "sanitizer report: $(grep -E 'Sanitizer|runtime error' "$T/err" | head -2)"
-	fi
-	if [ -z "$problems" ]; then
-		echo "ok $n - $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $1"
-		printf '%s' "$problems" | head -n 10 | sed 's/^/# /'
-	fi
-}
-sep() { # the "--" between a case's arguments and its command
-	[ "$1" = "--" ] || { echo "Bail out! test script error: expected '--' before the command, got '$1'"; exit 2; }
-}
-stderr_head() { head -c 400 "$T/err" | head -n 3 | tr '\n' '|'; }
-want_rc() {
-	[ "$rc" -eq "$1" ] || problem "exit status $rc, expected $1; stderr: $(stderr_head)"
-}
-want_err() {
-	grep -qF -- "$1" "$T/err" || problem "stderr lacks '$1'; stderr: $(stderr_head)"
-}
-want_out() {
-	grep -qF -- "$1" "$T/out" || problem "stdout lacks '$1'; stdout: $(head -c 200 "$T/out" | head -n 3 | tr '\n' '|')"
-}
+. "$root/tests/e2e/lib.sh"
 want_xml() {
 	python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$T/out" 2> "$T/xmlerr" ||
 		problem "stdout is not well-formed XML: $(tail -n 1 "$T/xmlerr")"

@@ -1,0 +1,57 @@
+# lib.sh - what the end-to-end suites share: sanitizer settings, a scratch
+# directory ($T), and the helpers that run a case and print its TAP line.
+# Sourced by tests/e2e/run.sh and tests/e2e/mem/run.sh.
+
+# Sanitizer builds: a sanitizer report must never pass for an expected
+# "exit 1"; give it its own status, and also look for its report on stderr.
+ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:abort_on_error=0}
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:print_stacktrace=1}
+export ASAN_OPTIONS UBSAN_OPTIONS
+
+T=$(mktemp -d) || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+n=0
+failed=0
+
+# ---------------------------------------------------------------- helpers --
+
+# run CMD...: runs CMD (stdin /dev/null unless CMD redirects it); stdout in
+# $T/out, stderr in $T/err, exit status in $rc.
+run() {
+	"$@" < /dev/null > "$T/out" 2> "$T/err"
+	rc=$?
+}
+
+begin() { problems=; }
+problem() {
+	problems="$problems$1
+"
+}
+# finish DESC [nosan]: prints the TAP line for the checks made since begin.
+finish() {
+	n=$((n + 1))
+	if [ "${2:-}" != nosan ] && grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$T/err"; then
+		problem "sanitizer report: $(grep -E 'Sanitizer|runtime error' "$T/err" | head -2)"
+	fi
+	if [ -z "$problems" ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1"
+		printf '%s' "$problems" | head -n 10 | sed 's/^/# /'
+	fi
+}
+sep() { # the "--" between a case's arguments and its command
+	[ "$1" = "--" ] || { echo "Bail out! test script error: expected '--' before the command, got '$1'"; exit 2; }
+}
+stderr_head() { head -c 400 "$T/err" | head -n 3 | tr '\n' '|'; }
+want_rc() {
+	[ "$rc" -eq "$1" ] || problem "exit status $rc, expected $1; stderr: $(stderr_head)"
+}
+want_err() {
+	grep -qF -- "$1" "$T/err" || problem "stderr lacks '$1'; stderr: $(stderr_head)"
+}
+want_out() {
+	grep -qF -- "$1" "$T/out" || problem "stdout lacks '$1'; stdout: $(head -c 200 "$T/out" | head -n 3 | tr '\n' '|')"
+}
