@@ -25,20 +25,26 @@ CFLAGS   ?=
 LDFLAGS  ?=
 FK_CFLAGS  = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
-LIBS     := -lyajl -lcairo -lfontconfig -lz -lxxhash -lpcre2-8 -lm -pthread
+LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
-	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3
+	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3 \
+	     libunwind-dev libdw-dev libelf-dev
 
-COMMANDS := stackfold flamegraph memtimeline
-MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c
+COMMANDS := stackfold flamegraph memtimeline stackcap
+MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c
 LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c render/*.c))
+# The capture shim: preloaded into programs, so position-independent and
+# never sanitized (a sanitizer runtime must come first in a process).
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
+SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP $(CFLAGS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
 
 .PHONY: all test run-tests demo bench fuzz install clean deps
-all: $(BINS)
+all: $(BINS) $(BUILD)/libstackcap.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -64,6 +70,14 @@ $(BUILD)/flamegraph: $(BUILD)/render/flamegraph.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 $(BUILD)/memtimeline: $(BUILD)/analysis/memtimeline.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
+$(BUILD)/stackcap: $(BUILD)/capture/stackcap.o $(BUILD)/libflamekit.a
+	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
+$(BUILD)/libstackcap.so: $(SHIM_OBJS)
+	$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -lunwind -lz -lm -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -105,6 +119,8 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/flamekit
+	install -m 755 $(BUILD)/libstackcap.so $(DESTDIR)$(PREFIX)/lib/flamekit/
 
 clean:
 	rm -rf build build-san out

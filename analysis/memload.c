@@ -6,6 +6,7 @@
 
 #include "../formats/input.h"
 #include "../formats/torchmem.h"
+#include "capload.h"
 
 static bool before(const struct fk_mem_timeline *tl, size_t a, size_t b)
 {
@@ -29,8 +30,18 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 		size_t first = tl->count;
 		uint64_t disorder = tl->out_of_order;
 		in->sources[in->count++] = (struct fk_mem_source){ name, first };
-		if (!fk_torchmem_read_raw(paths[i], name, tl, d))
+		if (fk_cap_is_capture(paths[i])) {
+			/* A stackcap capture: its host heap, by address, with stacks. */
+			struct fk_capture c;
+			if (!fk_capture_load(paths[i], name, &c, d))
+				return false;
+			bool ok = fk_capture_memory(&c, 0, tl, d);
+			fk_capture_free(&c);
+			if (!ok)
+				return false;
+		} else if (!fk_torchmem_read_raw(paths[i], name, tl, d)) {
 			return false;
+		}
 		disorder = tl->out_of_order - disorder;
 		/* Files follow each other in any order; only disorder inside one
 		 * is a problem. */

@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capload.h"
 #include "cli.h"
 #include "fold.h"
 #include "folded.h"
 #include "load.h"
+#include "symbolize.h"
 
 static const char *prog = "stackfold";
 
@@ -18,8 +20,8 @@ static void usage(FILE *f)
 "per unique stack), the text flamegraph and flamegraph.pl read.\n"
 "\n"
 "Inputs: torch export_stacks files, folded stack files (\"stack VALUE\" or\n"
-"differential \"stack BEFORE AFTER\"), gzip-compressed or not; '-' or no FILE\n"
-"reads standard input.\n"
+"differential \"stack BEFORE AFTER\"), gzip-compressed or not; stackcap captures\n"
+"(symbolized here); '-' or no FILE reads standard input.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        write to FILE instead of standard output\n"
@@ -34,6 +36,14 @@ static void usage(FILE *f)
 "      --scale FACTOR       multiply every value by FACTOR (exact decimal)\n"
 "      --min VALUE          omit stacks whose (scaled) value is below VALUE\n"
 "      --strict             the first bad input line is an error\n"
+"\n"
+"Captures (stackcap):\n"
+"      --metric NAME        self_cpu_time_total (default: us of CPU, like torch),\n"
+"                           samples, alloc_bytes, alloc_count (stackcap --alloc)\n"
+"      --threads            a \"name-tid\" root frame for each thread\n"
+"      --inline             inlined functions as frames of their own (\"_[i]\")\n"
+"      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
+"      --info               print each capture's summary (stackcap info) instead\n"
 "  -q, --quiet              do not report bad lines (they are still skipped)\n"
 "  -h, --help               show this help\n"
 "      --version            show the version\n"
@@ -47,7 +57,34 @@ static void usage(FILE *f)
 }
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
-       OPT_STRICT, OPT_VERSION };
+       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO };
+
+/* A stackcap capture into stacks; anything else is stack text. */
+static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
+				       const struct fk_cap_fold_opts *co, bool info,
+				       struct fk_diag *d)
+{
+	if (!fk_cap_is_capture(path)) {
+		if (info) {
+			fk_diag_error(d, "%s: --info reads stackcap captures", fk_input_display_name(path));
+			return FK_INPUT_ERROR;
+		}
+		return fk_load_stacktext(path, into, NULL, d);
+	}
+	struct fk_capture c;
+	const char *name = fk_input_display_name(path);
+	if (!fk_capture_load(path, name, &c, d))
+		return FK_INPUT_ERROR;
+	bool ok = true;
+	if (info)
+		fk_capture_info(stdout, name, &c);
+	else
+		ok = fk_capture_fold(&c, co, into, d);
+	/* Counted as lines so an empty capture says "no stacks found". */
+	into->lines += c.samples + c.nallocs;
+	fk_capture_free(&c);
+	return ok ? FK_INPUT_OK : FK_INPUT_ERROR;
+}
 
 #define MAX_PATTERNS 64
 
@@ -109,6 +146,11 @@ int main(int argc, char **argv)
 		{ "scale", required_argument, NULL, OPT_SCALE },
 		{ "min", required_argument, NULL, OPT_MIN },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "info", no_argument, NULL, OPT_INFO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -120,6 +162,8 @@ int main(int argc, char **argv)
 	bool tag_files = false;
 	struct fk_fold_opts fo = { 0 };
 	struct fk_num min = { 0 };
+	struct fk_cap_fold_opts co = { .metric = FK_METRIC_SELF_CPU };
+	bool info = false;
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 
@@ -153,6 +197,15 @@ int main(int argc, char **argv)
 				return fk_cli_usage_error(prog, "--min needs a non-negative decimal number, not '%s'", optarg);
 			break;
 		case OPT_STRICT: diag.strict = true; break;
+		case OPT_METRIC:
+			if (!fk_cap_metric_parse(optarg, &co.metric))
+				return fk_cli_usage_error(prog, "--metric: '%s' is not self_cpu_time_total, "
+							  "samples, alloc_bytes or alloc_count", optarg);
+			break;
+		case OPT_THREADS: co.threads = true; break;
+		case OPT_INLINE: co.sym_flags |= FK_SYM_INLINE; break;
+		case OPT_LINES: co.sym_flags |= FK_SYM_LINES; break;
+		case OPT_INFO: info = true; break;
 		case 'q': diag.quiet = true; break;
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackfold (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
@@ -180,7 +233,7 @@ int main(int argc, char **argv)
 		struct fk_stacks one = { 0 };
 		struct fk_stacks *into = transform ? &one : &result;
 		uint64_t lines_before = into->lines;
-		if (fk_load_stacktext(inputs[i], into, NULL, &diag) != FK_INPUT_OK)
+		if (load_input(inputs[i], into, &co, info, &diag) != FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before && !diag.quiet)
 			fprintf(stderr, "%s: %s: no stacks found\n", prog,
@@ -201,7 +254,7 @@ int main(int argc, char **argv)
 	}
 	fk_diag_summary(&diag);
 
-	if (status == FK_EXIT_OK) {
+	if (status == FK_EXIT_OK && !info) {
 		FILE *out = fk_cli_open_output(prog, output);
 		uint32_t *ids = fk_stacks_sorted(&result, order);
 		if (!out || !ids) {

@@ -1,0 +1,352 @@
+/* capfold.c - what is made of a capture: folded stacks for a metric, the
+ * host heap as memory events, and the info summary (see capload.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "capload.h"
+#include "symbolize.h"
+
+bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m)
+{
+	static const struct { const char *name; enum fk_cap_metric m; } names[] = {
+		{ "self_cpu_time_total", FK_METRIC_SELF_CPU },
+		{ "samples", FK_METRIC_SAMPLES },
+		{ "alloc_bytes", FK_METRIC_ALLOC_BYTES },
+		{ "alloc_count", FK_METRIC_ALLOC_COUNT },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(name, names[i].name) == 0) {
+			*m = names[i].m;
+			return true;
+		}
+	return false;
+}
+
+/* ---- stack texts, one per prefix-tree node, memoized ---- */
+
+struct texts {
+	const struct fk_capture *c;
+	struct fk_symbolizer *sym;
+	struct fk_arena arena;
+	const char **text; /* per node; NULL until made */
+	uint32_t *len;
+	char *scratch;
+	size_t scratch_len, scratch_cap;
+	bool nomem;
+};
+
+static void scratch_add(struct texts *t, const char *p, size_t n)
+{
+	if (t->scratch_len + n + 1 > t->scratch_cap) {
+		size_t cap = t->scratch_cap ? t->scratch_cap * 2 : 4096;
+		while (cap < t->scratch_len + n + 1)
+			cap *= 2;
+		char *q = realloc(t->scratch, cap);
+		if (!q) {
+			t->nomem = true;
+			return;
+		}
+		t->scratch = q, t->scratch_cap = cap;
+	}
+	memcpy(t->scratch + t->scratch_len, p, n);
+	t->scratch_len += n;
+}
+
+static void on_frame(void *ctx, const char *text, size_t len)
+{
+	struct texts *t = ctx;
+	if (t->scratch_len)
+		scratch_add(t, ";", 1);
+	scratch_add(t, text, len);
+}
+
+static void on_sym_warning(void *ctx, const char *message)
+{
+	fk_diag_warn(ctx, "%s", message);
+}
+
+static bool texts_open(struct texts *t, const struct fk_capture *c, unsigned sym_flags,
+		       struct fk_diag *d)
+{
+	memset(t, 0, sizeof *t);
+	t->c = c;
+	struct fk_sym_module *mods = calloc(c->nmodules ? c->nmodules : 1, sizeof *mods);
+	size_t n = c->nnodes ? c->nnodes : 1;
+	t->text = calloc(n, sizeof *t->text);
+	t->len = calloc(n, sizeof *t->len);
+	if (!mods || !t->text || !t->len) {
+		free(mods);
+		return false;
+	}
+	for (size_t i = 0; i < c->nmodules; i++)
+		mods[i] = (struct fk_sym_module){ c->modules[i].path, c->modules[i].start,
+						  c->modules[i].end, c->modules[i].bias,
+						  c->modules[i].build_id, c->modules[i].build_id_len };
+	t->sym = fk_sym_open(mods, c->nmodules, sym_flags, on_sym_warning, d);
+	free(mods);
+	return t->sym != NULL;
+}
+
+static void texts_close(struct texts *t)
+{
+	if (t->sym)
+		fk_sym_close(t->sym);
+	fk_arena_free(&t->arena);
+	free(t->text);
+	free(t->len);
+	free(t->scratch);
+}
+
+/* The folded text of a node: its parent's, then its own frames. */
+static const char *node_text(struct texts *t, uint32_t node, uint32_t *len)
+{
+	const struct fk_capture *c = t->c;
+	if (node == 0) {
+		*len = 10;
+		return "[stackcap]"; /* sampled while inside the shim itself */
+	}
+	if (node >= c->nnodes || (c->parent[node] == 0 && c->ip[node] == 0)) {
+		*len = 12;
+		return "[lost stack]"; /* defined in a damaged chunk */
+	}
+	if (t->text[node]) {
+		*len = t->len[node];
+		return t->text[node];
+	}
+	/* Build the unnamed ancestors first, root down, without recursion. */
+	uint32_t path[256], depth = 0;
+	for (uint32_t n = node; n && !t->text[n] && depth < 256; n = c->parent[n])
+		path[depth++] = n;
+	while (depth-- > 0) {
+		uint32_t n = path[depth], p = c->parent[n];
+		t->scratch_len = 0;
+		if (p) {
+			uint32_t pl;
+			const char *pt = node_text(t, p, &pl);
+			scratch_add(t, pt, pl);
+		}
+		fk_sym_frames(t->sym, c->ip[n], false, on_frame, t);
+		char *s = fk_arena_dup(&t->arena, t->scratch ? t->scratch : "", t->scratch_len);
+		if (!s) {
+			t->nomem = true;
+			*len = 0;
+			return "";
+		}
+		t->text[n] = s;
+		t->len[n] = (uint32_t)t->scratch_len;
+	}
+	*len = t->len[node];
+	return t->text[node] ? t->text[node] : "";
+}
+
+static const char *thread_name(const struct fk_capture *c, uint32_t tid)
+{
+	for (size_t i = c->nthreads; i-- > 0;)
+		if (c->threads[i].tid == tid)
+			return c->threads[i].name;
+	return "thread";
+}
+
+/* ---- folding ---- */
+
+/* A sampled allocation stands for 1 / (probability it was sampled) of its
+ * kind: unbiased estimates of bytes and counts. */
+static double sample_scale(const struct fk_capture *c, uint64_t size)
+{
+	double mean = (double)c->hdr.alloc_sample;
+	if (mean <= 0)
+		return 1;
+	double p = 1 - exp(-(double)size / mean);
+	return p > 0 ? 1 / p : 1;
+}
+
+static bool add(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
+		uint32_t tid, uint32_t node, uint64_t value, char **key, size_t *cap)
+{
+	if (value == 0)
+		return true;
+	uint32_t len;
+	const char *text = node_text(t, node, &len);
+	const char *name = o->threads ? thread_name(t->c, tid) : "";
+	size_t need = len + strlen(name) + 32;
+	if (need > *cap) {
+		char *k = realloc(*key, need);
+		if (!k)
+			return false;
+		*key = k, *cap = need;
+	}
+	int n = o->threads ? snprintf(*key, *cap, "%s-%u;%.*s", name, tid, (int)len, text)
+			   : snprintf(*key, *cap, "%.*s", (int)len, text);
+	struct fk_num zero = { 0, 0 }, v = { value, 0 };
+	return fk_stacks_add(into, *key, (size_t)n, zero, v, 1, NULL) == FK_STACKS_OK;
+}
+
+bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+		     struct fk_stacks *into, struct fk_diag *d)
+{
+	struct texts t;
+	if (!texts_open(&t, c, o->sym_flags, d)) {
+		texts_close(&t);
+		fk_diag_error(d, "out of memory");
+		return false;
+	}
+	char *key = NULL;
+	size_t cap = 0;
+	bool ok = true;
+	double us_per_tick = c->hdr.sample_hz ? 1e6 / c->hdr.sample_hz : 0;
+	if (o->metric == FK_METRIC_SELF_CPU || o->metric == FK_METRIC_SAMPLES) {
+		for (size_t i = 0; i < c->sums_cap && ok; i++) {
+			const struct fk_cap_sample_sum *s = &c->sums[i];
+			if (!s->count)
+				continue;
+			uint64_t v = o->metric == FK_METRIC_SAMPLES
+					     ? s->weight
+					     : (uint64_t)llround((double)s->weight * us_per_tick);
+			ok = add(into, &t, o, s->tid, s->node, v, &key, &cap);
+		}
+	} else {
+		for (size_t i = 0; i < c->nallocs && ok; i++) {
+			const struct fk_cap_alloc *a = &c->allocs[i];
+			if (a->kind != FK_CAP_ALLOC)
+				continue;
+			double scale = sample_scale(c, a->size);
+			double v = o->metric == FK_METRIC_ALLOC_BYTES ? (double)a->size * scale : scale;
+			ok = add(into, &t, o, a->tid, a->node, (uint64_t)llround(v), &key, &cap);
+		}
+	}
+	if (!ok || t.nomem)
+		fk_diag_error(d, "out of memory, or a sum past 64 bits");
+	free(key);
+	texts_close(&t);
+	return ok && !t.nomem;
+}
+
+/* ---- the host heap ---- */
+
+static int by_time(const void *x, const void *y)
+{
+	const struct fk_cap_alloc *a = *(const struct fk_cap_alloc *const *)x;
+	const struct fk_cap_alloc *b = *(const struct fk_cap_alloc *const *)y;
+	if (a->t_ns != b->t_ns)
+		return a->t_ns < b->t_ns ? -1 : 1;
+	return (a > b) - (a < b); /* stable: capture order */
+}
+
+/* Live sizes by address, to give each free its size. */
+struct live {
+	uint64_t addr, bytes; /* addr 0: empty */
+};
+
+static size_t live_slot(struct live *l, size_t mask, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15u) >> 20) & mask;
+	while (l[i].addr && l[i].addr != addr)
+		i = (i + 1) & mask;
+	return i;
+}
+
+bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
+		       struct fk_mem_timeline *tl, struct fk_diag *d)
+{
+	struct texts t;
+	const struct fk_cap_alloc **order = malloc((c->nallocs ? c->nallocs : 1) * sizeof *order);
+	size_t mask = 1;
+	while (mask < c->nallocs * 2 + 16)
+		mask <<= 1;
+	struct live *live = calloc(mask, sizeof *live);
+	mask--;
+	bool ok = order && live && texts_open(&t, c, sym_flags, d);
+	for (size_t i = 0; ok && i < c->nallocs; i++)
+		order[i] = &c->allocs[i];
+	if (ok)
+		qsort(order, c->nallocs, sizeof *order, by_time);
+	for (size_t i = 0; ok && i < c->nallocs; i++) {
+		const struct fk_cap_alloc *a = order[i];
+		struct fk_mem_event ev = { .t_ns = (int64_t)(a->t_ns + c->real_minus_mono),
+					   .category = FK_MEM_UNKNOWN, .category_to = FK_MEM_UNKNOWN,
+					   .device = FK_MEM_DEVICE_CPU, .address = a->addr };
+		if (a->addr == 0)
+			continue;
+		size_t slot = live_slot(live, mask, a->addr);
+		if (a->kind == FK_CAP_ALLOC) {
+			uint32_t len;
+			const char *text = node_text(&t, a->node, &len);
+			ev.action = FK_MEM_CREATE;
+			ev.bytes = (uint64_t)llround((double)a->size * sample_scale(c, a->size));
+			ev.stack = fk_mem_stack(tl, text, len);
+			live[slot] = (struct live){ a->addr, ev.bytes };
+		} else if (live[slot].addr) {
+			ev.action = FK_MEM_DESTROY;
+			ev.bytes = live[slot].bytes;
+			/* Backward-shift delete keeps the probe chains whole. */
+			size_t hole = slot, j = slot;
+			live[hole].addr = 0;
+			for (;;) {
+				j = (j + 1) & mask;
+				if (!live[j].addr)
+					break;
+				size_t home = (size_t)((live[j].addr * 0x9E3779B97F4A7C15u) >> 20) & mask;
+				if ((j > hole && (home <= hole || home > j)) ||
+				    (j < hole && home <= hole && home > j)) {
+					live[hole] = live[j];
+					live[j].addr = 0;
+					hole = j;
+				}
+			}
+		} else {
+			continue; /* allocated before the capture, or not sampled */
+		}
+		if (!fk_mem_add(tl, &ev))
+			ok = false;
+	}
+	if (!ok)
+		fk_diag_error(d, "out of memory");
+	if (order && live)
+		texts_close(&t);
+	free(order);
+	free(live);
+	return ok;
+}
+
+/* ---- info ---- */
+
+void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
+{
+	char ended[300];
+	fk_cap_describe_end(&c->status, ended, sizeof ended);
+	fprintf(out, "%s: pid %u (parent %u)\n", name, c->hdr.pid, c->hdr.ppid);
+	fprintf(out, "command:     %s\n", c->command ? c->command : "?");
+	fprintf(out, "ended:       %s\n", ended);
+	double dur = c->last_t_ns > c->hdr.start_mono_ns
+			     ? (double)(c->last_t_ns - c->hdr.start_mono_ns) / 1e9 : 0;
+	fprintf(out, "duration:    %.3f s (to the last record)\n", dur);
+	double cpu = c->hdr.sample_hz ? (double)c->sample_weight / c->hdr.sample_hz : 0;
+	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
+		c->hdr.sample_hz, c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS ? "frame pointers" : "libunwind",
+		c->samples, cpu);
+	fprintf(out, "threads:     %zu", c->nthreads);
+	for (size_t i = 0; i < c->nthreads && i < 16; i++)
+		fprintf(out, "%s %u %s", i ? "," : ":", c->threads[i].tid, c->threads[i].name);
+	fprintf(out, "%s\n", c->nthreads > 16 ? ", ..." : "");
+	if (c->hdr.flags & FK_CAP_HDR_ALLOCS) {
+		uint64_t allocs = 0;
+		for (size_t i = 0; i < c->nallocs; i++)
+			allocs += c->allocs[i].kind == FK_CAP_ALLOC;
+		fprintf(out, "allocations: %" PRIu64 " allocations, %" PRIu64 " frees", allocs,
+			(uint64_t)c->nallocs - allocs);
+		if (c->hdr.alloc_sample)
+			fprintf(out, " (sampled: one per %" PRIu64 " bytes on average)", c->hdr.alloc_sample);
+		fputc('\n', out);
+	} else {
+		fprintf(out, "allocations: not traced (stackcap --alloc)\n");
+	}
+	fprintf(out, "lost:        %" PRIu64 " samples and %" PRIu64 " events dropped (rings full), "
+		"%" PRIu64 " allocations on untraced threads\n", c->dropped_samples, c->dropped_events,
+		c->end_untracked);
+	fprintf(out, "modules:     %zu; stack nodes: %zu\n", c->nmodules,
+		c->nnodes ? c->nnodes - 1 : 0);
+}

@@ -1,0 +1,97 @@
+/* capload.h - a stackcap capture in memory: its header and how it ended,
+ * the modules, the stack prefix tree, threads, CPU samples (aggregated per
+ * thread and stack) and allocation events; and what is made of it: folded
+ * stacks for a metric (stackfold), a memory timeline (memtimeline), and the
+ * `stackcap info` summary.
+ *
+ * Owns: everything in struct fk_capture (fk_capture_free).
+ */
+#ifndef FK_CAPLOAD_H
+#define FK_CAPLOAD_H
+
+#include <stdio.h>
+
+#include "../formats/capture.h"
+#include "../formats/diag.h"
+#include "memevents.h"
+#include "stacks.h"
+
+struct fk_cap_module {
+	char *path;
+	uint64_t start, end, bias;
+	uint8_t *build_id;
+	size_t build_id_len;
+};
+
+struct fk_cap_sample_sum { /* one (thread, stack) */
+	uint32_t tid, node;
+	uint64_t weight, count;
+};
+
+struct fk_cap_alloc {
+	uint64_t t_ns; /* CLOCK_MONOTONIC of the capturing process */
+	uint64_t addr, size;
+	uint32_t tid, node; /* node 0 for frees */
+	uint8_t kind;       /* FK_CAP_ALLOC or FK_CAP_FREE */
+};
+
+struct fk_capture {
+	struct fk_cap_header hdr;
+	struct fk_cap_status status;
+	char *command;
+	struct fk_cap_module *modules;
+	size_t nmodules;
+	/* prefix tree: node i has parent[i] (0: root) and ip[i]; 0 is unused */
+	uint32_t *parent;
+	uint64_t *ip;
+	size_t nnodes;       /* highest node id + 1 */
+	uint64_t missing_nodes; /* references to nodes no chunk defined */
+	struct { uint32_t tid; char *name; } *threads;
+	size_t nthreads;
+	struct fk_cap_sample_sum *sums;
+	size_t nsums, sums_cap; /* open hash on (tid, node) */
+	uint64_t samples, sample_weight;
+	uint64_t first_t_ns, last_t_ns;
+	struct fk_cap_alloc *allocs;
+	size_t nallocs, allocs_cap;
+	uint64_t dropped_samples, dropped_events;
+	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
+	uint64_t bad_records;     /* payloads that did not decode */
+	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
+};
+
+bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
+		     struct fk_diag *d);
+void fk_capture_free(struct fk_capture *c);
+
+enum fk_cap_metric {
+	FK_METRIC_SELF_CPU, /* self_cpu_time_total: us, like torch */
+	FK_METRIC_SAMPLES,
+	FK_METRIC_ALLOC_BYTES,
+	FK_METRIC_ALLOC_COUNT,
+};
+
+/* "self_cpu_time_total", ...; false for an unknown name. */
+bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m);
+
+struct fk_cap_fold_opts {
+	enum fk_cap_metric metric;
+	bool threads;  /* a "name-tid" root frame per thread */
+	unsigned sym_flags; /* FK_SYM_INLINE, FK_SYM_LINES */
+};
+
+/* Adds the capture's stacks for a metric to into: symbolized frames,
+ * outermost first. Symbolization warnings go through d. */
+bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+		     struct fk_stacks *into, struct fk_diag *d);
+
+/* The host heap as memory events (device cpu, category Unknown, addresses,
+ * symbolized stacks), epoch-ns times. */
+bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
+		       struct fk_mem_timeline *tl, struct fk_diag *d);
+
+/* `stackcap info`: duration, threads, samples, allocation events, drops,
+ * modules and how the capture ended. */
+void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c);
+
+#endif

@@ -1,0 +1,260 @@
+/* alloc.c - the shim's host allocator hooks (STACKCAP_ALLOC=1): malloc,
+ * calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc,
+ * memalign, valloc and pvalloc, each recorded with its time, size, address
+ * and stack into the calling thread's event ring.
+ *
+ * The real functions come from dlsym(RTLD_NEXT) (so jemalloc or tcmalloc
+ * underneath keep working); dlsym itself may allocate, which a small static
+ * pool serves. A thread-local guard keeps the shim's own allocations (and
+ * the unwinder's) out of the capture. A free is recorded before the real
+ * free, so the address cannot be handed out again before the record.
+ * With STACKCAP_ALLOC_SAMPLE=BYTES only allocations hit by a Poisson
+ * process over bytes (mean BYTES) are recorded, with their stacks; frees
+ * are all recorded (cheap) and the analysis matches them.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+typedef void *(*malloc_fn)(size_t);
+typedef void (*free_fn)(void *);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef void *(*reallocarray_fn)(void *, size_t, size_t);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*aligned_fn)(size_t, size_t);
+
+static malloc_fn real_malloc, real_valloc, real_pvalloc;
+static free_fn real_free;
+static calloc_fn real_calloc;
+static realloc_fn real_realloc;
+static reallocarray_fn real_reallocarray;
+static posix_memalign_fn real_posix_memalign;
+static aligned_fn real_aligned_alloc, real_memalign;
+static _Atomic int resolving;
+
+/* ---- bootstrap pool, for what dlsym allocates ---- */
+
+static _Alignas(16) unsigned char pool[64 << 10];
+static _Atomic size_t pool_used;
+
+static void *pool_alloc(size_t n)
+{
+	size_t need = ((n + 15) & ~(size_t)15) + 16;
+	size_t at = atomic_fetch_add(&pool_used, need);
+	if (at + need > sizeof pool)
+		return NULL;
+	*(size_t *)(pool + at) = n;
+	return pool + at + 16;
+}
+
+static bool in_pool(const void *p)
+{
+	return (const unsigned char *)p >= pool && (const unsigned char *)p < pool + sizeof pool;
+}
+
+static void resolve(void)
+{
+	if (real_free)
+		return;
+	atomic_store(&resolving, 1);
+	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
+	real_calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
+	real_realloc = (realloc_fn)dlsym(RTLD_NEXT, "realloc");
+	real_reallocarray = (reallocarray_fn)dlsym(RTLD_NEXT, "reallocarray");
+	real_posix_memalign = (posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
+	real_aligned_alloc = (aligned_fn)dlsym(RTLD_NEXT, "aligned_alloc");
+	real_memalign = (aligned_fn)dlsym(RTLD_NEXT, "memalign");
+	real_valloc = (malloc_fn)dlsym(RTLD_NEXT, "valloc");
+	real_pvalloc = (malloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+	real_free = (free_fn)dlsym(RTLD_NEXT, "free");
+	atomic_store(&resolving, 0);
+}
+
+void alloc_init(void)
+{
+	resolve();
+}
+
+/* ---- recording ---- */
+
+static struct thread_state *recording(void)
+{
+	if (!shim_cfg.alloc || shim_guard || !atomic_load_explicit(&shim_ready, memory_order_relaxed))
+		return NULL;
+	struct thread_state *ts = shim_thread;
+	if (!ts)
+		atomic_fetch_add_explicit(&shim_untracked, 1, memory_order_relaxed);
+	return ts;
+}
+
+/* Exponential gaps between sampled bytes: each byte is sampled with
+ * probability 1/mean, so an allocation of n bytes is kept with
+ * probability 1 - exp(-n/mean) (the analysis divides by it). */
+static bool sampled(struct thread_state *ts, size_t n)
+{
+	if (!shim_cfg.alloc_sample)
+		return true;
+	if (n < ts->alloc_countdown) {
+		ts->alloc_countdown -= n;
+		return false;
+	}
+	ts->rng ^= ts->rng << 13, ts->rng ^= ts->rng >> 7, ts->rng ^= ts->rng << 17;
+	double u = ((double)(ts->rng >> 11) + 0.5) / 9007199254740992.0;
+	ts->alloc_countdown = (uint64_t)(-log(u) * (double)shim_cfg.alloc_sample) + 1;
+	return true;
+}
+
+__attribute__((noinline)) static void record(struct thread_state *ts, uint32_t type, void *p,
+					     size_t n)
+{
+	shim_guard++;
+	ts->in_tracer = 1;
+	uint64_t ips[MAX_FRAMES];
+	/* Skipped: shim_unwind_here, record and the hook itself. */
+	uint32_t nframes = type == REC_ALLOC ? shim_unwind_here(ips, MAX_FRAMES, 3) : 0;
+	uint32_t size = (uint32_t)(sizeof(struct rec_alloc) + nframes * sizeof(uint64_t));
+	uint64_t tail;
+	struct rec_alloc *r = (struct rec_alloc *)ring_reserve(&ts->events, size, &tail);
+	if (r) {
+		r->h.type = type;
+		r->t_ns = shim_now_ns();
+		r->addr = (uint64_t)(uintptr_t)p;
+		r->size = n;
+		r->nframes = nframes;
+		r->pad = 0;
+		memcpy(r->ips, ips, nframes * sizeof *ips);
+		ring_commit(&ts->events, tail);
+		if (ring_used(&ts->events) > ts->events.size / 2)
+			writer_kick();
+	} else {
+		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+	}
+	ts->in_tracer = 0;
+	shim_guard--;
+}
+
+static void *allocated(void *p, size_t n)
+{
+	struct thread_state *ts;
+	if (p && (ts = recording()) && sampled(ts, n))
+		record(ts, REC_ALLOC, p, n);
+	return p;
+}
+
+static void freeing(void *p)
+{
+	struct thread_state *ts;
+	if (p && (ts = recording()))
+		record(ts, REC_FREE, p, 0);
+}
+
+/* ---- the interposed functions ---- */
+
+void *malloc(size_t n)
+{
+	if (!real_malloc) {
+		if (atomic_load(&resolving))
+			return pool_alloc(n);
+		resolve();
+	}
+	return allocated(real_malloc(n), n);
+}
+
+void *calloc(size_t count, size_t n)
+{
+	if (!real_calloc) {
+		if (atomic_load(&resolving)) {
+			size_t total;
+			if (__builtin_mul_overflow(count, n, &total))
+				return NULL;
+			return pool_alloc(total); /* static memory starts zeroed */
+		}
+		resolve();
+	}
+	return allocated(real_calloc(count, n), count * n);
+}
+
+void free(void *p)
+{
+	if (!p || in_pool(p))
+		return;
+	if (!real_free)
+		resolve();
+	freeing(p);
+	real_free(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (!real_realloc)
+		resolve();
+	if (in_pool(p)) { /* from the bootstrap pool: move it out */
+		void *q = malloc(n);
+		size_t old = *(const size_t *)((const unsigned char *)p - 16);
+		if (q)
+			memcpy(q, p, old < n ? old : n);
+		return q;
+	}
+	size_t old = p ? malloc_usable_size(p) : 0;
+	freeing(p);
+	void *q = real_realloc(p, n);
+	if (q)
+		return allocated(q, n);
+	if (p && n) /* failed: the old block lives on */
+		allocated(p, old);
+	return q;
+}
+
+void *reallocarray(void *p, size_t count, size_t n)
+{
+	size_t total;
+	if (__builtin_mul_overflow(count, n, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!real_posix_memalign)
+		resolve();
+	int rc = real_posix_memalign(out, align, n);
+	if (rc == 0)
+		allocated(*out, n);
+	return rc;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	if (!real_aligned_alloc)
+		resolve();
+	return allocated(real_aligned_alloc(align, n), n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+	if (!real_memalign)
+		resolve();
+	return allocated(real_memalign(align, n), n);
+}
+
+void *valloc(size_t n)
+{
+	if (!real_valloc)
+		resolve();
+	return allocated(real_valloc(n), n);
+}
+
+void *pvalloc(size_t n)
+{
+	if (!real_pvalloc)
+		resolve();
+	return allocated(real_pvalloc(n), n);
+}

@@ -1,0 +1,405 @@
+/* shim.c - libstackcap.so: start-up, per-thread CPU sampling, threads,
+ * fork and exit.
+ *
+ * Each thread gets a POSIX timer on its own CPU-time clock delivering a
+ * real-time signal to that thread (SIGEV_THREAD_ID), so samples follow
+ * self CPU time exactly and the program's SIGPROF stays its own. The
+ * handler unwinds the interrupted stack (libunwind from the signal context,
+ * or frame pointers) into the thread's sample ring, weighted by the timer's
+ * overruns. No malloc, locks or stdio in the handler; the writer thread
+ * (writer.c) drains the rings.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "shim.h"
+
+struct shim_config shim_cfg;
+_Atomic int shim_ready;
+SHIM_TLS struct thread_state *shim_thread;
+SHIM_TLS int shim_guard;
+_Atomic uint64_t shim_untracked;
+
+static _Atomic(struct thread_state *) registry;
+static pthread_key_t thread_key;
+static bool sampling;
+
+uint64_t shim_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t gettid_raw(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- settings (environment; the stackcap launcher sets them) ---- */
+
+static unsigned long env_ulong(const char *name, unsigned long fallback)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return fallback;
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	return *end ? fallback : v;
+}
+
+static void read_config(void)
+{
+	shim_cfg.hz = (unsigned)env_ulong("STACKCAP_HZ", 999);
+	if (shim_cfg.hz > 100000)
+		shim_cfg.hz = 100000;
+	const char *unwind = getenv("STACKCAP_UNWIND");
+	shim_cfg.frame_pointers = unwind && strcmp(unwind, "fp") == 0;
+	shim_cfg.alloc = env_ulong("STACKCAP_ALLOC", 0) != 0;
+	shim_cfg.alloc_sample = env_ulong("STACKCAP_ALLOC_SAMPLE", 0);
+	shim_cfg.follow_exec = env_ulong("STACKCAP_FOLLOW", 1) != 0;
+	const char *out = getenv("STACKCAP_OUTPUT");
+	snprintf(shim_cfg.output, sizeof shim_cfg.output, "%s", out && *out ? out : "stackcap.%p.stackcap");
+}
+
+/* ---- thread state ---- */
+
+static void stack_bounds(struct thread_state *ts)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+			ts->stack_lo = (uintptr_t)addr;
+			ts->stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* One mapping holds the state and both rings: no malloc, and the writer
+ * frees it whole. */
+static struct thread_state *thread_state_new(void)
+{
+	size_t head = (sizeof(struct thread_state) + 63) & ~(size_t)63;
+	size_t bytes = head + SAMPLE_RING_BYTES + (shim_cfg.alloc ? EVENT_RING_BYTES : 0);
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct thread_state *ts = m;
+	ts->map_bytes = bytes;
+	ts->tid = gettid_raw();
+	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
+	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
+	if (shim_cfg.alloc)
+		ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, EVENT_RING_BYTES);
+	stack_bounds(ts);
+	return ts;
+}
+
+static void registry_push(struct thread_state *ts)
+{
+	struct thread_state *head = atomic_load(&registry);
+	do
+		ts->next = head;
+	while (!atomic_compare_exchange_weak(&registry, &head, ts));
+}
+
+struct thread_state *shim_threads(void)
+{
+	return atomic_load(&registry);
+}
+
+void shim_forget_threads_except(struct thread_state *keep)
+{
+	if (keep)
+		keep->next = NULL;
+	atomic_store(&registry, keep);
+}
+
+void shim_free_thread(struct thread_state *ts)
+{
+	munmap(ts, ts->map_bytes);
+}
+
+static void arm_timer(struct thread_state *ts)
+{
+	if (!sampling || shim_cfg.hz == 0)
+		return;
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = shim_cfg.signal;
+	sev._sigev_un._tid = ts->tid; /* glibc 2.36 has no sigev_notify_thread_id */
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &ts->timer) != 0)
+		return;
+	long period = 1000000000L / (long)shim_cfg.hz;
+	struct itimerspec its = { { period / 1000000000L, period % 1000000000L },
+				  { period / 1000000000L, period % 1000000000L } };
+	if (timer_settime(ts->timer, 0, &its, NULL) != 0) {
+		timer_delete(ts->timer);
+		return;
+	}
+	ts->has_timer = true;
+}
+
+/* The calling thread starts being sampled and traced. */
+static struct thread_state *attach_thread(void)
+{
+	shim_guard++;
+	struct thread_state *ts = thread_state_new();
+	if (ts) {
+		arm_timer(ts);
+		registry_push(ts);
+		shim_thread = ts;
+		pthread_setspecific(thread_key, ts);
+	}
+	shim_guard--;
+	return ts;
+}
+
+/* pthread key destructor: the thread is exiting. */
+static void detach_thread(void *arg)
+{
+	struct thread_state *ts = arg;
+	if (ts->has_timer)
+		timer_delete(ts->timer);
+	ts->has_timer = false;
+	shim_thread = NULL; /* a late signal finds no state and returns */
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store(&ts->dead, 1);
+}
+
+/* ---- unwinding ---- */
+
+/* Frame pointers: rbp chain, checked against the thread's stack. */
+static uint32_t walk_frame_pointers(const struct thread_state *ts, uintptr_t fp, uint64_t *ips,
+				    uint32_t n, uint32_t max)
+{
+	while (n < max && fp >= ts->stack_lo && fp + 16 <= ts->stack_hi && !(fp & 7)) {
+		uintptr_t next = ((const uintptr_t *)fp)[0], ret = ((const uintptr_t *)fp)[1];
+		if (!ret)
+			break;
+		ips[n++] = ret - 1;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t *ips)
+{
+	if (shim_cfg.frame_pointers) {
+		ips[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		return walk_frame_pointers(ts, (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], ips, 1,
+					   MAX_FRAMES);
+	}
+	unw_cursor_t cur;
+	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+		return 0;
+	uint32_t n = 0;
+	do {
+		unw_word_t ip;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+			break;
+		/* The interrupted PC is exact; the others are return addresses. */
+		ips[n] = n == 0 ? ip : ip - 1;
+		n++;
+	} while (n < MAX_FRAMES && unw_step(&cur) > 0);
+	return n;
+}
+
+uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
+{
+	void *buf[MAX_FRAMES + 8];
+	int got = unw_backtrace(buf, (int)(max + skip < MAX_FRAMES + 8 ? max + skip : MAX_FRAMES + 8));
+	uint32_t n = 0;
+	for (int i = (int)skip; i < got && n < max; i++)
+		ips[n++] = (uint64_t)(uintptr_t)buf[i] - 1;
+	return n;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig;
+	int saved_errno = errno;
+	struct thread_state *ts = shim_thread;
+	if (ts && si->si_code == SI_TIMER) {
+		uint64_t ips[MAX_FRAMES];
+		uint32_t n = 0;
+		if (!ts->in_tracer) {
+			ts->in_tracer = 1;
+			n = unwind_signal(ts, uctx, ips);
+			ts->in_tracer = 0;
+		}
+		uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));
+		uint64_t tail;
+		struct rec_sample *r = (struct rec_sample *)ring_reserve(&ts->samples, size, &tail);
+		if (r) {
+			r->h.type = REC_SAMPLE;
+			r->t_ns = shim_now_ns();
+			r->weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+			r->nframes = n;
+			memcpy(r->ips, ips, n * sizeof *ips);
+			ring_commit(&ts->samples, tail);
+			if (ring_used(&ts->samples) > ts->samples.size / 2)
+				writer_kick();
+		} else {
+			atomic_fetch_add_explicit(&ts->dropped_samples, 1, memory_order_relaxed);
+		}
+	}
+	errno = saved_errno;
+}
+
+/* A real-time signal nobody handles: the program keeps SIGPROF and its
+ * own real-time signals (STACKCAP_SIGNAL picks one). */
+static int choose_signal(void)
+{
+	unsigned long want = env_ulong("STACKCAP_SIGNAL", 0);
+	for (int sig = want ? (int)want : SIGRTMIN + 4; sig <= SIGRTMAX; sig++) {
+		struct sigaction old;
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			return sig;
+		if (want)
+			break;
+	}
+	return -1;
+}
+
+/* ---- threads the program creates ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	shim_guard++;
+	free(p);
+	shim_guard--;
+	if (atomic_load(&shim_ready))
+		attach_thread();
+	return s.fn(s.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static pthread_create_fn real;
+	if (!real)
+		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!atomic_load(&shim_ready) || shim_guard)
+		return real(thread, attr, fn, arg);
+	shim_guard++;
+	struct start *s = malloc(sizeof *s);
+	shim_guard--;
+	if (!s)
+		return real(thread, attr, fn, arg);
+	s->fn = fn, s->arg = arg;
+	int rc = real(thread, attr, thread_trampoline, s);
+	if (rc != 0) {
+		shim_guard++;
+		free(s);
+		shim_guard--;
+	}
+	return rc;
+}
+
+/* ---- fork ---- */
+
+/* The writer is held between cycles, so the child inherits whole tables. */
+static void before_fork(void)
+{
+	shim_guard++;
+	writer_pause();
+}
+
+static void after_fork_parent(void)
+{
+	writer_resume();
+	shim_guard--;
+}
+
+/* The child has one thread and no writer; timers are not inherited. It
+ * captures into its own file from here on. */
+static void after_fork_child(void)
+{
+	struct thread_state *self = shim_thread;
+	shim_forget_threads_except(self); /* the other threads' states are leaked, not touched */
+	if (self) {
+		self->tid = gettid_raw();
+		self->has_timer = false;
+		ring_init(&self->samples, self->samples.data, self->samples.size);
+		if (shim_cfg.alloc)
+			ring_init(&self->events, self->events.data, self->events.size);
+		arm_timer(self);
+	}
+	writer_after_fork_child();
+	shim_guard--;
+}
+
+/* ---- start and stop ---- */
+
+__attribute__((constructor)) static void shim_start(void)
+{
+	shim_guard++;
+	read_config();
+	if (!shim_cfg.follow_exec)
+		unsetenv("LD_PRELOAD"); /* children run untraced */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	if (pthread_key_create(&thread_key, detach_thread) != 0) {
+		shim_guard--;
+		return;
+	}
+	shim_cfg.signal = choose_signal();
+	sampling = shim_cfg.signal > 0 && shim_cfg.hz > 0;
+	if (sampling) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sample;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		sampling = sigaction(shim_cfg.signal, &sa, NULL) == 0;
+	}
+	if (shim_cfg.alloc)
+		alloc_init();
+	if (!writer_start()) {
+		shim_guard--;
+		return;
+	}
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	atomic_store(&shim_ready, 1);
+	shim_guard--;
+	attach_thread();
+}
+
+__attribute__((destructor)) static void shim_stop(void)
+{
+	if (!atomic_exchange(&shim_ready, 0))
+		return;
+	shim_guard++;
+	for (struct thread_state *ts = shim_threads(); ts; ts = ts->next)
+		if (ts->has_timer && !atomic_load(&ts->dead)) {
+			timer_delete(ts->timer);
+			ts->has_timer = false;
+		}
+	writer_stop();
+	shim_guard--;
+}

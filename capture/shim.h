@@ -1,0 +1,96 @@
+/* shim.h - what the parts of libstackcap.so share: settings, per-thread
+ * state, the record layouts in the rings, and the entry points between the
+ * sampler (shim.c), the allocation hooks (alloc.c) and the writer thread
+ * (writer.c). Nothing here is public API; the shim exports only the
+ * interposed allocator functions and pthread_create.
+ */
+#ifndef STACKCAP_SHIM_H
+#define STACKCAP_SHIM_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "ring.h"
+
+#define SHIM_TLS __thread __attribute__((tls_model("initial-exec")))
+#define MAX_FRAMES 128
+#define SAMPLE_RING_BYTES ((uint64_t)512 << 10)
+#define EVENT_RING_BYTES ((uint64_t)8 << 20)
+
+/* Ring record types. */
+enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3 };
+
+struct rec_sample {
+	struct ring_record h;
+	uint64_t t_ns;    /* CLOCK_MONOTONIC */
+	uint32_t weight;  /* timer expirations it stands for (1 + overruns) */
+	uint32_t nframes; /* 0: the thread was inside the shim itself */
+	uint64_t ips[];   /* leaf first; return addresses already minus 1 */
+};
+
+struct rec_alloc {
+	struct ring_record h;
+	uint64_t t_ns;
+	uint64_t addr;
+	uint64_t size;    /* REC_ALLOC only */
+	uint32_t nframes;
+	uint32_t pad;
+	uint64_t ips[];
+};
+
+struct thread_state {
+	struct thread_state *next; /* the registry: pushed at the head only */
+	pid_t tid;
+	_Atomic int dead;          /* exited: the writer drains and frees it */
+	timer_t timer;
+	bool has_timer;
+	volatile sig_atomic_t in_tracer; /* inside the shim: a sample skips unwinding */
+	_Atomic uint64_t dropped_samples, dropped_events;
+	uint64_t alloc_countdown;  /* bytes until the next sampled allocation */
+	uint64_t rng;
+	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
+	bool named;                /* the writer has recorded its name */
+	struct ring samples, events;
+	size_t map_bytes;          /* this struct and its rings, one mapping */
+};
+
+struct shim_config {
+	unsigned hz;
+	bool frame_pointers;
+	bool alloc;
+	uint64_t alloc_sample; /* mean bytes between samples; 0: every allocation */
+	bool follow_exec;
+	int signal;
+	char output[4096];
+};
+
+extern struct shim_config shim_cfg;
+extern _Atomic int shim_ready; /* the constructor finished: hooks may record */
+extern SHIM_TLS struct thread_state *shim_thread;
+extern SHIM_TLS int shim_guard;      /* nonzero: our own code, do not trace */
+extern _Atomic uint64_t shim_untracked; /* allocations on threads without state */
+
+uint64_t shim_now_ns(void);
+/* Leaf-first return addresses of the caller, skipping skip frames; the
+ * first one kept is a return address (stored minus 1). */
+uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
+
+/* writer.c */
+bool writer_start(void);          /* opens the file, starts the thread */
+void writer_stop(void);           /* final drain, END, close */
+void writer_kick(void);           /* a ring is filling: drain soon (signal-safe) */
+void writer_pause(void);           /* around fork: no cycle in progress */
+void writer_resume(void);
+void writer_after_fork_child(void);
+struct thread_state *shim_threads(void);
+void shim_forget_threads_except(struct thread_state *keep);
+void shim_free_thread(struct thread_state *ts);
+
+/* alloc.c */
+void alloc_init(void);
+
+#endif

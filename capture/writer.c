@@ -1,0 +1,517 @@
+/* writer.c - the shim's writer thread: every 50 ms (sooner when a ring
+ * fills) it drains every thread's rings, interns stacks as prefix-tree nodes,
+ * and appends chunks to the capture file with one write(2), so a killed
+ * program loses at most the last 50-100 ms. Its own allocations are never
+ * traced (its recursion guard stays set).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "../formats/capture.h"
+#include "shim.h"
+
+#define CYCLE_MS 50
+
+static int out_fd = -1;
+static int kick_fd = -1;
+static uint64_t seq;
+static pthread_t thread;
+static bool running;
+static _Atomic int stopping;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- stack interning: (parent, ip) -> node id, ids from 1 ---- */
+
+struct node_key {
+	uint64_t ip;
+	uint32_t parent, id; /* id 0: empty slot */
+};
+
+static struct node_key *nodes;
+static size_t nodes_mask;
+static uint32_t next_node = 1;
+
+static size_t node_hash(uint32_t parent, uint64_t ip)
+{
+	uint64_t h = (ip ^ ((uint64_t)parent << 40) ^ parent) * 0x9E3779B97F4A7C15u;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static bool nodes_grow(void)
+{
+	size_t cap = nodes ? (nodes_mask + 1) * 2 : 1 << 14;
+	struct node_key *t = calloc(cap, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; nodes && i <= nodes_mask; i++) {
+		if (!nodes[i].id)
+			continue;
+		size_t j = node_hash(nodes[i].parent, nodes[i].ip) & (cap - 1);
+		while (t[j].id)
+			j = (j + 1) & (cap - 1);
+		t[j] = nodes[i];
+	}
+	free(nodes);
+	nodes = t;
+	nodes_mask = cap - 1;
+	return true;
+}
+
+/* The node for ip under parent; new ones are added to the STACKS payload. */
+static uint32_t intern(struct fk_cap_buf *stacks, uint32_t parent, uint64_t ip)
+{
+	if ((next_node + 1) * 2 > nodes_mask + 1 && !nodes_grow())
+		return parent;
+	size_t i = node_hash(parent, ip) & nodes_mask;
+	while (nodes[i].id) {
+		if (nodes[i].parent == parent && nodes[i].ip == ip)
+			return nodes[i].id;
+		i = (i + 1) & nodes_mask;
+	}
+	nodes[i] = (struct node_key){ ip, parent, next_node++ };
+	fk_cap_put_uvarint(stacks, parent);
+	fk_cap_put_uvarint(stacks, ip);
+	return nodes[i].id;
+}
+
+/* Leaf-first ips -> the leaf's node (the path from the root is outermost first). */
+static uint32_t intern_stack(struct fk_cap_buf *stacks, const uint64_t *ips, uint32_t n)
+{
+	uint32_t node = 0;
+	for (uint32_t i = n; i-- > 0;)
+		node = intern(stacks, node, ips[i]);
+	return node;
+}
+
+/* ---- one cycle ---- */
+
+struct cycle {
+	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules;
+	struct thread_state *ts;
+	uint64_t t_samples, t_allocs; /* previous times, for deltas */
+	uint64_t nsamples, nallocs;
+};
+
+static uint64_t total_samples, total_allocs, total_drops;
+
+static void on_record(void *ctx, const struct ring_record *rec)
+{
+	struct cycle *c = ctx;
+	if (rec->type == REC_SAMPLE) {
+		const struct rec_sample *s = (const struct rec_sample *)rec;
+		uint32_t node = intern_stack(&c->stacks, s->ips, s->nframes);
+		fk_cap_put_uvarint(&c->samples, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->samples, node);
+		fk_cap_put_uvarint(&c->samples, s->weight);
+		fk_cap_put_svarint(&c->samples, (int64_t)(s->t_ns - c->t_samples));
+		c->t_samples = s->t_ns;
+		c->nsamples++;
+	} else {
+		const struct rec_alloc *a = (const struct rec_alloc *)rec;
+		bool alloc = rec->type == REC_ALLOC;
+		fk_cap_put_u8(&c->allocs, alloc ? FK_CAP_ALLOC : FK_CAP_FREE);
+		fk_cap_put_svarint(&c->allocs, (int64_t)(a->t_ns - c->t_allocs));
+		fk_cap_put_uvarint(&c->allocs, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->allocs, a->addr);
+		if (alloc) {
+			fk_cap_put_uvarint(&c->allocs, a->size);
+			fk_cap_put_uvarint(&c->allocs, intern_stack(&c->stacks, a->ips, a->nframes));
+		}
+		c->t_allocs = a->t_ns;
+		c->nallocs++;
+	}
+}
+
+static void thread_name(struct cycle *c, pid_t tid)
+{
+	char path[64], name[64] = "";
+	snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, name, sizeof name - 1);
+		close(fd);
+		if (n > 0) {
+			name[n] = 0;
+			name[strcspn(name, "\n")] = 0;
+		}
+	}
+	fk_cap_put_uvarint(&c->threads, (uint64_t)tid);
+	fk_cap_put_string(&c->threads, name, strlen(name));
+}
+
+/* ---- modules ---- */
+
+static unsigned long long seen_adds = ~0ull, seen_subs = ~0ull;
+
+static void build_id_of(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+			const uint8_t **id, size_t *len)
+{
+	const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+		const uint8_t *name = p + sizeof *nh;
+		const uint8_t *desc = name + ((nh->n_namesz + 3) & ~3u);
+		if (desc + nh->n_descsz > end)
+			return;
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+			*id = desc;
+			*len = nh->n_descsz;
+			return;
+		}
+		p = desc + ((nh->n_descsz + 3) & ~3u);
+	}
+}
+
+static int module_cb(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	struct cycle *c = ctx;
+	char exe[PATH_MAX];
+	const char *name = info->dlpi_name;
+	if (!name || !*name) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = 0;
+		name = exe;
+	}
+	uint64_t lo = UINT64_MAX, hi = 0;
+	const uint8_t *id = NULL;
+	size_t idlen = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			uint64_t a = info->dlpi_addr + ph->p_vaddr;
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		} else if (ph->p_type == PT_NOTE && !id) {
+			build_id_of(info, ph, &id, &idlen);
+		}
+	}
+	if (hi == 0)
+		return 0;
+	fk_cap_put_string(&c->modules, name, strlen(name));
+	fk_cap_put_uvarint(&c->modules, lo);
+	fk_cap_put_uvarint(&c->modules, hi);
+	fk_cap_put_uvarint(&c->modules, info->dlpi_addr);
+	fk_cap_put_string(&c->modules, (const char *)id, idlen);
+	seen_adds = info->dlpi_adds;
+	seen_subs = info->dlpi_subs;
+	return 0;
+}
+
+static int changed_cb(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	*(bool *)ctx = info->dlpi_adds != seen_adds || info->dlpi_subs != seen_subs;
+	return 1; /* the counters are global: the first object is enough */
+}
+
+/* ---- chunks ---- */
+
+static void emit(struct fk_cap_buf *out, uint16_t type, const struct fk_cap_buf *payload)
+{
+	if (payload->len && !payload->failed)
+		fk_cap_chunk_encode(out, type, seq++, payload->p, payload->len);
+}
+
+static void write_out(struct fk_cap_buf *out)
+{
+	const uint8_t *p = out->p;
+	size_t n = out->len;
+	while (n > 0) {
+		ssize_t w = write(out_fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* disk full: the capture ends here, the program goes on */
+		p += w, n -= (size_t)w;
+	}
+	out->len = 0;
+}
+
+static void put_clock(struct fk_cap_buf *b)
+{
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	fk_cap_put_uvarint(b, shim_now_ns());
+	fk_cap_put_uvarint(b, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec);
+}
+
+static void cycle(bool final)
+{
+	struct cycle c = { 0 };
+	struct fk_cap_buf out = { 0 };
+	uint64_t first_node = next_node;
+	c.t_samples = c.t_allocs = shim_now_ns();
+	fk_cap_put_uvarint(&c.stacks, first_node);
+	fk_cap_put_uvarint(&c.samples, c.t_samples);
+	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
+	size_t empty_samples = c.samples.len, empty_allocs = c.allocs.len;
+
+	bool modules_changed = false;
+	dl_iterate_phdr(changed_cb, &modules_changed);
+	if (modules_changed)
+		dl_iterate_phdr(module_cb, &c);
+
+	struct thread_state *prev = NULL;
+	for (struct thread_state *ts = shim_threads(), *next; ts; ts = next) {
+		next = ts->next;
+		bool dead = atomic_load(&ts->dead);
+		c.ts = ts;
+		if (!ts->named) {
+			thread_name(&c, ts->tid);
+			ts->named = true;
+		}
+		ring_drain(&ts->samples, on_record, &c);
+		if (shim_cfg.alloc)
+			ring_drain(&ts->events, on_record, &c);
+		uint64_t ds = atomic_exchange(&ts->dropped_samples, 0);
+		uint64_t de = atomic_exchange(&ts->dropped_events, 0);
+		if (ds || de) {
+			fk_cap_put_uvarint(&c.drops, (uint64_t)ts->tid);
+			fk_cap_put_uvarint(&c.drops, ds);
+			fk_cap_put_uvarint(&c.drops, de);
+			total_drops += ds + de;
+		}
+		/* Only the head can race with a new thread's push: leave it. */
+		if (dead && prev) {
+			prev->next = next;
+			shim_free_thread(ts);
+			continue;
+		}
+		prev = ts;
+	}
+	total_samples += c.nsamples;
+	total_allocs += c.nallocs;
+	emit(&out, FK_CAP_MODULES, &c.modules);
+	emit(&out, FK_CAP_THREADS, &c.threads);
+	if (next_node != first_node)
+		emit(&out, FK_CAP_STACKS, &c.stacks);
+	if (c.samples.len > empty_samples)
+		emit(&out, FK_CAP_SAMPLES, &c.samples);
+	if (c.allocs.len > empty_allocs)
+		emit(&out, FK_CAP_ALLOCS, &c.allocs);
+	emit(&out, FK_CAP_DROPS, &c.drops);
+	if (final) {
+		struct fk_cap_buf clock = { 0 }, end = { 0 };
+		put_clock(&clock);
+		emit(&out, FK_CAP_CLOCK, &clock);
+		fk_cap_put_uvarint(&end, total_samples);
+		fk_cap_put_uvarint(&end, total_allocs);
+		fk_cap_put_uvarint(&end, total_drops);
+		fk_cap_put_uvarint(&end, atomic_load(&shim_untracked));
+		emit(&out, FK_CAP_END, &end);
+		fk_cap_buf_free(&clock);
+		fk_cap_buf_free(&end);
+	}
+	write_out(&out);
+	fk_cap_buf_free(&out);
+	fk_cap_buf_free(&c.stacks);
+	fk_cap_buf_free(&c.samples);
+	fk_cap_buf_free(&c.allocs);
+	fk_cap_buf_free(&c.threads);
+	fk_cap_buf_free(&c.drops);
+	fk_cap_buf_free(&c.modules);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	shim_guard = 1; /* for good: nothing this thread does is traced */
+	struct pollfd pfd = { .fd = kick_fd, .events = POLLIN };
+	while (!atomic_load(&stopping)) {
+		if (poll(&pfd, 1, CYCLE_MS) > 0) {
+			uint64_t v;
+			if (read(kick_fd, &v, sizeof v) < 0 && errno != EAGAIN)
+				break;
+		}
+		if (atomic_load(&stopping))
+			break;
+		pthread_mutex_lock(&lock);
+		cycle(false);
+		pthread_mutex_unlock(&lock);
+	}
+	return NULL;
+}
+
+void writer_kick(void)
+{
+	uint64_t one = 1;
+	if (kick_fd >= 0 && write(kick_fd, &one, sizeof one) < 0) {
+		/* full counter: a wake-up is already pending */
+	}
+}
+
+/* ---- the file ---- */
+
+static void output_name(char *buf, size_t n)
+{
+	char pid[24];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	const char *pat = shim_cfg.output;
+	size_t k = 0;
+	bool has_pid = false;
+	for (const char *p = pat; *p && k + 1 < n; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			for (const char *q = pid; *q && k + 1 < n; q++)
+				buf[k++] = *q;
+			has_pid = true;
+			p++;
+		} else {
+			buf[k++] = *p;
+		}
+	}
+	buf[k] = 0;
+	/* -o FILE names the first process; its children get FILE.<pid>. */
+	const char *root = getenv("STACKCAP_ROOT_PID");
+	if (!has_pid && root && atoi(root) != getpid())
+		snprintf(buf + k, n - k, ".%s", pid);
+}
+
+/* A new file, never an existing one: an exec'd image keeps the pid, so its
+ * capture becomes NAME.1, NAME.2, ... */
+static int open_output(void)
+{
+	char name[4200], tried[4300];
+	output_name(name, sizeof name);
+	snprintf(tried, sizeof tried, "%s", name);
+	for (int i = 1; i < 1000; i++) {
+		int fd = open(tried, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		snprintf(tried, sizeof tried, "%s.%d", name, i);
+	}
+	return -1;
+}
+
+static void put_meta(struct fk_cap_buf *b, const char *key, const char *value, size_t n)
+{
+	fk_cap_put_string(b, key, strlen(key));
+	fk_cap_put_string(b, value, n);
+}
+
+static void write_start(void)
+{
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	struct fk_cap_header h = {
+		.version = FK_CAP_VERSION, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+		.start_mono_ns = shim_now_ns(),
+		.start_real_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
+		.sample_hz = shim_cfg.hz,
+		.flags = (shim_cfg.alloc ? FK_CAP_HDR_ALLOCS : 0) |
+			 (shim_cfg.frame_pointers ? FK_CAP_HDR_FRAME_POINTERS : 0) |
+			 (shim_cfg.alloc_sample ? FK_CAP_HDR_ALLOC_SAMPLED : 0),
+		.alloc_sample = shim_cfg.alloc_sample,
+	};
+	struct fk_cap_buf out = { 0 }, meta = { 0 }, clock = { 0 };
+	uint8_t hdr[FK_CAP_HEADER_SIZE];
+	fk_cap_header_encode(hdr, &h);
+	fk_cap_put_bytes(&out, hdr, sizeof hdr);
+	char cmd[4096];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : 0;
+	if (fd >= 0)
+		close(fd);
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (cmd[i] == 0)
+			cmd[i] = ' ';
+	put_meta(&meta, "command", cmd, n > 0 ? (size_t)n - 1 : 0);
+	put_meta(&meta, "unwind", shim_cfg.frame_pointers ? "fp" : "libunwind",
+		 shim_cfg.frame_pointers ? 2 : 9);
+	char sig[16];
+	snprintf(sig, sizeof sig, "%d", shim_cfg.signal);
+	put_meta(&meta, "signal", sig, strlen(sig));
+	fk_cap_chunk_encode(&out, FK_CAP_META, seq++, meta.p, meta.len);
+	put_clock(&clock);
+	fk_cap_chunk_encode(&out, FK_CAP_CLOCK, seq++, clock.p, clock.len);
+	write_out(&out);
+	fk_cap_buf_free(&out);
+	fk_cap_buf_free(&meta);
+	fk_cap_buf_free(&clock);
+}
+
+static bool start_thread(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	/* The writer inherits a full mask: no sample signal ever lands there. */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	shim_guard++;
+	running = pthread_create(&thread, NULL, writer_main, NULL) == 0;
+	shim_guard--;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return running;
+}
+
+bool writer_start(void)
+{
+	out_fd = open_output();
+	if (out_fd < 0) {
+		char name[4200];
+		output_name(name, sizeof name);
+		fprintf(stderr, "stackcap: cannot create %s: %s; not capturing\n", name, strerror(errno));
+		return false;
+	}
+	kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	write_start();
+	return start_thread();
+}
+
+void writer_stop(void)
+{
+	if (out_fd < 0)
+		return;
+	atomic_store(&stopping, 1);
+	writer_kick();
+	if (running)
+		pthread_join(thread, NULL);
+	running = false;
+	pthread_mutex_lock(&lock);
+	cycle(true);
+	close(out_fd);
+	out_fd = -1;
+	pthread_mutex_unlock(&lock);
+}
+
+void writer_pause(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void writer_resume(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/* In a forked child: the parent's file, tables and thread are not ours. */
+void writer_after_fork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	if (out_fd >= 0)
+		close(out_fd);
+	if (kick_fd >= 0)
+		close(kick_fd);
+	out_fd = kick_fd = -1;
+	running = false;
+	atomic_store(&stopping, 0);
+	free(nodes);
+	nodes = NULL;
+	nodes_mask = 0;
+	next_node = 1;
+	seq = 0;
+	total_samples = total_allocs = total_drops = 0;
+	seen_adds = seen_subs = ~0ull;
+	if (!writer_start())
+		atomic_store(&shim_ready, 0);
+}

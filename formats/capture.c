@@ -1,0 +1,280 @@
+/* capture.c - reading capture files (see capture.h). */
+#include "capture.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "input.h"
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* ---- payload decoding ---- */
+
+uint8_t fk_cap_get_u8(struct fk_cap_cursor *c)
+{
+	if (c->bad || c->p >= c->end) {
+		c->bad = true;
+		return 0;
+	}
+	return *c->p++;
+}
+
+uint64_t fk_cap_get_uvarint(struct fk_cap_cursor *c)
+{
+	uint64_t v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (c->bad || c->p >= c->end)
+			break;
+		uint8_t b = *c->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+int64_t fk_cap_get_svarint(struct fk_cap_cursor *c)
+{
+	uint64_t u = fk_cap_get_uvarint(c);
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len)
+{
+	uint64_t n = fk_cap_get_uvarint(c);
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		*len = 0;
+		return (const uint8_t *)"";
+	}
+	const uint8_t *p = c->p;
+	c->p += n;
+	*len = (size_t)n;
+	return p;
+}
+
+/* ---- whole file in memory ---- */
+
+struct whole {
+	const uint8_t *p;
+	size_t len;
+	struct fk_input_map map; /* when mapped */
+	uint8_t *owned;          /* when read from a pipe */
+	size_t cap;
+};
+
+static bool append(void *ctx, const char *p, size_t n)
+{
+	struct whole *w = ctx;
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 1 << 20;
+		while (cap < w->len + n)
+			cap *= 2;
+		uint8_t *q = realloc(w->owned, cap);
+		if (!q)
+			return false;
+		w->owned = q, w->cap = cap;
+	}
+	memcpy(w->owned + w->len, p, n);
+	w->len += n;
+	return true;
+}
+
+static bool load(const char *path, const char *name, struct whole *w, struct fk_diag *d)
+{
+	memset(w, 0, sizeof *w);
+	if (strcmp(path, "-") != 0 && fk_input_map_open(path, &w->map)) {
+		w->p = (const uint8_t *)w->map.data;
+		w->len = w->map.len;
+		return true;
+	}
+	/* Pipes, and files fk_input_map_open leaves to streaming. */
+	if (fk_input_chunks(path, name, append, w, d) != FK_INPUT_OK) {
+		free(w->owned);
+		return false;
+	}
+	w->p = w->owned;
+	return true;
+}
+
+static void unload(struct whole *w)
+{
+	if (w->map.data)
+		fk_input_map_close(&w->map);
+	free(w->owned);
+}
+
+bool fk_cap_is_capture(const char *path)
+{
+	/* Regular files only: peeking at a pipe would eat what the reader needs. */
+	struct stat st;
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	char magic[8];
+	bool yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, FK_CAP_MAGIC, 8) == 0;
+	fclose(f);
+	return yes;
+}
+
+/* ---- chunks ---- */
+
+struct chunk {
+	uint16_t type, flags;
+	uint32_t disk, raw;
+	uint64_t seq;
+	const uint8_t *body;
+};
+
+/* The chunk at off when it is whole and its CRC matches. */
+static bool chunk_at(const struct whole *w, size_t off, struct chunk *c)
+{
+	if (w->len - off < FK_CAP_CHUNK_HEADER_SIZE)
+		return false;
+	const uint8_t *h = w->p + off;
+	if (rd32(h) != FK_CAP_CHUNK_MAGIC)
+		return false;
+	c->type = (uint16_t)(h[4] | h[5] << 8);
+	c->flags = (uint16_t)(h[6] | h[7] << 8);
+	c->disk = rd32(h + 8);
+	c->raw = rd32(h + 12);
+	c->seq = rd64(h + 16);
+	if (c->disk > FK_CAP_CHUNK_MAX || c->raw > FK_CAP_CHUNK_MAX ||
+	    c->disk > w->len - off - FK_CAP_CHUNK_HEADER_SIZE)
+		return false;
+	c->body = h + FK_CAP_CHUNK_HEADER_SIZE;
+	uLong crc = crc32(0, h, 24);
+	crc = crc32(crc, c->body, c->disk);
+	return (uint32_t)crc == rd32(h + 24);
+}
+
+/* The next offset after off where a valid chunk starts; 0 when none. */
+static size_t resync(const struct whole *w, size_t off)
+{
+	static const uint8_t magic[4] = { 0x43, 0x48, 0x4E, 0x4B };
+	struct chunk c;
+	for (size_t at = off + 1; at + FK_CAP_CHUNK_HEADER_SIZE <= w->len; at++) {
+		const uint8_t *m = memmem(w->p + at, w->len - at, magic, 4);
+		if (!m)
+			return 0;
+		at = (size_t)(m - w->p);
+		if (chunk_at(w, at, &c))
+			return at;
+	}
+	return 0;
+}
+
+static bool read_header(const struct whole *w, const char *name, struct fk_cap_header *h,
+			struct fk_diag *d)
+{
+	const uint8_t *p = w->p;
+	if (w->len < 8 || memcmp(p, FK_CAP_MAGIC, 8) != 0) {
+		fk_diag_error_at(d, "%s: not a stackcap capture (no %s header)", name, FK_CAP_MAGIC);
+		return false;
+	}
+	if (w->len < FK_CAP_HEADER_SIZE) {
+		fk_diag_error_at(d, "%s: truncated capture header (%zu bytes)", name, w->len);
+		return false;
+	}
+	if (rd32(p + 56) != (uint32_t)crc32(0, p, 56)) {
+		fk_diag_error_at(d, "%s: damaged capture header (CRC mismatch)", name);
+		return false;
+	}
+	h->version = rd32(p + 8);
+	if (h->version != FK_CAP_VERSION || rd32(p + 12) != FK_CAP_HEADER_SIZE) {
+		fk_diag_error_at(d, "%s: capture format version %u, this flamekit reads %u", name,
+				 h->version, FK_CAP_VERSION);
+		return false;
+	}
+	h->pid = rd32(p + 16);
+	h->ppid = rd32(p + 20);
+	h->start_mono_ns = rd64(p + 24);
+	h->start_real_ns = rd64(p + 32);
+	h->sample_hz = rd32(p + 40);
+	h->flags = rd32(p + 44);
+	h->alloc_sample = rd64(p + 48);
+	return true;
+}
+
+bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
+		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d)
+{
+	struct whole w;
+	memset(st, 0, sizeof *st);
+	if (!load(path, name, &w, d))
+		return false;
+	bool ok = read_header(&w, name, h, d);
+	uint8_t *raw = NULL;
+	size_t off = FK_CAP_HEADER_SIZE;
+	while (ok && off < w.len) {
+		struct chunk c;
+		bool good = chunk_at(&w, off, &c);
+		const uint8_t *payload = c.body;
+		if (good && (c.flags & FK_CAP_FLAG_ZLIB)) {
+			uint8_t *q = realloc(raw, c.raw ? c.raw : 1);
+			uLongf n = c.raw;
+			good = q && uncompress((raw = q), &n, c.body, c.disk) == Z_OK && n == c.raw;
+			payload = raw;
+		} else if (good) {
+			good = c.disk == c.raw;
+		}
+		if (!good) {
+			size_t next = resync(&w, off);
+			if (!next) { /* nothing valid follows: the file ends inside a chunk */
+				st->truncated = true;
+				break;
+			}
+			st->damaged++;
+			st->skipped_bytes += next - off;
+			off = next;
+			continue;
+		}
+		if (st->chunks > 0 && c.seq > st->last_seq + 1)
+			st->lost_seq += c.seq - st->last_seq - 1;
+		st->chunks++;
+		st->last_seq = c.seq;
+		if (c.type == FK_CAP_END)
+			st->clean = true;
+		off += FK_CAP_CHUNK_HEADER_SIZE + c.disk;
+		if (!fn(ctx, c.type, c.seq, payload, c.raw))
+			break;
+	}
+	free(raw);
+	unload(&w);
+	return ok;
+}
+
+void fk_cap_describe_end(const struct fk_cap_status *st, char *buf, size_t n)
+{
+	int k;
+	if (st->clean)
+		k = snprintf(buf, n, "clean (END chunk; %" PRIu64 " chunks)", st->chunks);
+	else if (st->chunks)
+		k = snprintf(buf, n, "truncated after chunk %" PRIu64 " (no END chunk: the program "
+			     "was killed, crashed or is still running)", st->last_seq);
+	else
+		k = snprintf(buf, n, "truncated before the first chunk (no data)");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (st->damaged)
+		k += snprintf(buf + k, n - (size_t)k, "; %" PRIu64 " damaged chunk%s skipped (%" PRIu64
+			      " bytes)", st->damaged, st->damaged == 1 ? "" : "s", st->skipped_bytes);
+	if (k >= 0 && (size_t)k < n && st->lost_seq)
+		snprintf(buf + k, n - (size_t)k, "; %" PRIu64 " chunk%s missing", st->lost_seq,
+			 st->lost_seq == 1 ? "" : "s");
+}

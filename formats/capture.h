@@ -1,0 +1,137 @@
+/* capture.h - the stackcap capture file: a fixed header, then append-only
+ * chunks, each with its type, length, sequence number and CRC-32 (zlib),
+ * compressed on its own. A killed or damaged capture stays readable up to
+ * (or past) the bad part. Spec: formats/CAPTURE.md.
+ *
+ * Writing (the capture shim, one writer thread): encode the header once,
+ * build each payload with the fk_cap_put_* functions, encode it as a chunk
+ * and write(2) it. Reading: fk_cap_read() validates every chunk and hands
+ * the good payloads to a callback; fk_cap_get_* decode them.
+ *
+ * Owns: a fk_cap_buf owns its bytes (fk_cap_buf_free). Nothing else.
+ * The writing half uses only zlib and libc, so the shim links it as is.
+ */
+#ifndef FK_CAPTURE_H
+#define FK_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+#define FK_CAP_MAGIC "STKCAP01"
+#define FK_CAP_VERSION 1
+#define FK_CAP_HEADER_SIZE 64
+#define FK_CAP_CHUNK_MAGIC 0x4B4E4843u /* "CHNK" */
+#define FK_CAP_CHUNK_HEADER_SIZE 32
+#define FK_CAP_CHUNK_MAX ((uint32_t)64 << 20) /* payload bytes, either form */
+#define FK_CAP_FLAG_ZLIB 1u
+
+enum fk_cap_chunk_type {
+	FK_CAP_META = 1,    /* key/value strings: command line, exe, settings */
+	FK_CAP_MODULES = 2, /* loaded objects: path, range, bias, build-id */
+	FK_CAP_STACKS = 3,  /* prefix-tree nodes (parent, ip): a stack is its leaf */
+	FK_CAP_THREADS = 4, /* tid, name */
+	FK_CAP_SAMPLES = 5, /* CPU samples: tid, stack, weight, time */
+	FK_CAP_ALLOCS = 6,  /* host allocations and frees */
+	FK_CAP_DROPS = 7,   /* records lost per thread (rings full) */
+	FK_CAP_CLOCK = 8,   /* a (monotonic, realtime) pair */
+	FK_CAP_END = 9,     /* clean shutdown: totals */
+	/* Kept for the CUDA side: */
+	FK_CAP_GPU_API = 16,
+	FK_CAP_GPU_KERNELS = 17,
+	FK_CAP_GPU_MEMORY = 18,
+	FK_CAP_NVTX = 19,
+};
+
+/* FK_CAP_ALLOCS record kinds. */
+enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2 };
+
+/* Header flags. */
+enum {
+	FK_CAP_HDR_ALLOCS = 1u,       /* allocations were traced */
+	FK_CAP_HDR_FRAME_POINTERS = 2u,
+	FK_CAP_HDR_ALLOC_SAMPLED = 4u, /* allocations sampled by bytes (alloc_sample mean) */
+};
+
+struct fk_cap_header {
+	uint32_t version;
+	uint32_t pid, ppid;
+	uint64_t start_mono_ns, start_real_ns;
+	uint32_t sample_hz;
+	uint32_t flags;
+	uint64_t alloc_sample; /* mean bytes between sampled allocations; 0: all */
+};
+
+/* ---- writing ---- */
+
+struct fk_cap_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool failed; /* out of memory: the buffer stopped growing */
+};
+
+void fk_cap_buf_free(struct fk_cap_buf *b);
+void fk_cap_put_bytes(struct fk_cap_buf *b, const void *p, size_t n);
+void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v);
+void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v);
+void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v);
+void fk_cap_put_string(struct fk_cap_buf *b, const char *s, size_t n);
+
+void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_header *h);
+
+/* Appends one chunk (header + payload, zlib-compressed when that is
+ * smaller) to out. false when out of memory or the payload is too big. */
+bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
+			 const uint8_t *payload, size_t len);
+
+/* ---- reading ---- */
+
+struct fk_cap_status {
+	uint64_t chunks;        /* good chunks */
+	uint64_t damaged;       /* bad chunks skipped (CRC, header, inflate) */
+	uint64_t skipped_bytes; /* bytes passed over while resyncing */
+	uint64_t lost_seq;      /* sequence numbers missing between good chunks */
+	uint64_t last_seq;      /* of the last good chunk */
+	bool clean;             /* an END chunk was read */
+	bool truncated;         /* the file ends inside a chunk */
+};
+
+/* Return false to stop reading. */
+typedef bool (*fk_cap_chunk_fn)(void *ctx, uint16_t type, uint64_t seq, const uint8_t *payload,
+				size_t len);
+
+/* true when path is a regular file starting with the capture magic (never
+ * an error; pipes and stdin are never captures, so nothing is consumed). */
+bool fk_cap_is_capture(const char *path);
+
+/* Reads a capture: header, then every good chunk in file order. Damaged
+ * chunks are skipped (the reader finds the next valid chunk header) and
+ * counted. false (reported through d) when the file cannot be read or has
+ * no valid header. */
+bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
+		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d);
+
+/* How the capture ended, one line: "clean (END chunk, 12 chunks)",
+ * "truncated after chunk 11 (no END: the program was killed or crashed)",
+ * plus ", 2 damaged chunks skipped" when some were. */
+void fk_cap_describe_end(const struct fk_cap_status *st, char *buf, size_t n);
+
+/* Decoding a payload. Reading past the end sets bad and returns 0. */
+struct fk_cap_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static inline bool fk_cap_more(const struct fk_cap_cursor *c)
+{
+	return !c->bad && c->p < c->end;
+}
+uint8_t fk_cap_get_u8(struct fk_cap_cursor *c);
+uint64_t fk_cap_get_uvarint(struct fk_cap_cursor *c);
+int64_t fk_cap_get_svarint(struct fk_cap_cursor *c);
+/* A string or byte run: its bytes (not NUL-terminated) and length. */
+const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len);
+
+#endif

@@ -1,0 +1,133 @@
+/* capwrite.c - the writing half of the capture format (see capture.h):
+ * payload encoding and chunk framing. Only zlib and libc, so the capture
+ * shim links it without the rest of the library.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "capture.h"
+
+void fk_cap_buf_free(struct fk_cap_buf *b)
+{
+	free(b->p);
+	*b = (struct fk_cap_buf){ 0 };
+}
+
+static bool reserve(struct fk_cap_buf *b, size_t n)
+{
+	if (b->failed)
+		return false;
+	if (b->len + n <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *p = realloc(b->p, cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	b->p = p, b->cap = cap;
+	return true;
+}
+
+void fk_cap_put_bytes(struct fk_cap_buf *b, const void *p, size_t n)
+{
+	if (n && reserve(b, n)) {
+		memcpy(b->p + b->len, p, n);
+		b->len += n;
+	}
+}
+
+void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v)
+{
+	if (reserve(b, 1))
+		b->p[b->len++] = v;
+}
+
+/* LEB128: 7 bits a byte, low first, high bit set on all but the last. */
+void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v)
+{
+	if (!reserve(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->p[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (uint8_t)v;
+}
+
+/* Zigzag: small negative numbers stay short. */
+void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v)
+{
+	fk_cap_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void fk_cap_put_string(struct fk_cap_buf *b, const char *s, size_t n)
+{
+	fk_cap_put_uvarint(b, n);
+	fk_cap_put_bytes(b, s, n);
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_header *h)
+{
+	memset(out, 0, FK_CAP_HEADER_SIZE);
+	memcpy(out, FK_CAP_MAGIC, 8);
+	le32(out + 8, FK_CAP_VERSION);
+	le32(out + 12, FK_CAP_HEADER_SIZE);
+	le32(out + 16, h->pid);
+	le32(out + 20, h->ppid);
+	le64(out + 24, h->start_mono_ns);
+	le64(out + 32, h->start_real_ns);
+	le32(out + 40, h->sample_hz);
+	le32(out + 44, h->flags);
+	le64(out + 48, h->alloc_sample);
+	le32(out + 56, (uint32_t)crc32(0, out, 56));
+}
+
+bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
+			 const uint8_t *payload, size_t len)
+{
+	if (len > FK_CAP_CHUNK_MAX)
+		return false;
+	uLong bound = compressBound((uLong)len);
+	if (!reserve(out, FK_CAP_CHUNK_HEADER_SIZE + bound))
+		return false;
+	uint8_t *hdr = out->p + out->len, *body = hdr + FK_CAP_CHUNK_HEADER_SIZE;
+	uLongf packed = bound;
+	uint16_t flags = 0;
+	size_t disk = len;
+	/* Level 1: the writer runs beside the program; small chunks of
+	 * varints shrink well even so. */
+	if (len >= 64 && compress2(body, &packed, payload, (uLong)len, 1) == Z_OK && packed < len) {
+		flags = FK_CAP_FLAG_ZLIB;
+		disk = packed;
+	} else if (len) {
+		memcpy(body, payload, len);
+	}
+	memset(hdr, 0, FK_CAP_CHUNK_HEADER_SIZE);
+	le32(hdr, FK_CAP_CHUNK_MAGIC);
+	hdr[4] = (uint8_t)type, hdr[5] = (uint8_t)(type >> 8);
+	hdr[6] = (uint8_t)flags, hdr[7] = (uint8_t)(flags >> 8);
+	le32(hdr + 8, (uint32_t)disk);
+	le32(hdr + 12, (uint32_t)len);
+	le64(hdr + 16, seq);
+	uLong crc = crc32(0, hdr, 24);
+	crc = crc32(crc, body, (uInt)disk);
+	le32(hdr + 24, (uint32_t)crc);
+	out->len += FK_CAP_CHUNK_HEADER_SIZE + disk;
+	return true;
+}
