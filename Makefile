@@ -44,7 +44,14 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
 
 .PHONY: all test run-tests demo bench fuzz install clean deps
-all: $(BINS) $(BUILD)/libstackcap.so
+# Sample programs with known answers (stackcap's tests and demo): built
+# plainly, never sanitized, with frame pointers and no sibling calls so
+# every function keeps its frame.
+SAMPLE_PROGS := $(patsubst samples/capture/%.c,$(BUILD)/samples/%,$(wildcard samples/capture/*.c))
+SAMPLE_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	$(WARN) -pthread
+
+all: $(BINS) $(BUILD)/libstackcap.so $(SAMPLE_PROGS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,6 +80,10 @@ $(BUILD)/memtimeline: $(BUILD)/analysis/memtimeline.o $(BUILD)/libflamekit.a
 $(BUILD)/stackcap: $(BUILD)/capture/stackcap.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 
+$(BUILD)/samples/%: samples/capture/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SAMPLE_CFLAGS) $< -o $@
+
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
@@ -98,13 +109,16 @@ $(BUILD)/bench-gen: tests/bench/gen.c
 $(BUILD)/bench-genmem: tests/bench/genmem.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) $< -o $@
+$(BUILD)/bench-gencap: tests/bench/gencap.c $(BUILD)/libflamekit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(FK_CFLAGS) $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -o $@
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) sh tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem
+	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem $(BUILD)/bench-gencap
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
 
 # Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes.

@@ -6,13 +6,18 @@
  * so the shares hold however busy the machine is.
  *
  * Usage: cpu_shares [SCALE]   (SCALE multiplies every duration; default 1)
+ *        cpu_shares fixed [N]  (fixed work instead: N million iterations
+ *                              split 60/30/10, default 2000; the wall time
+ *                              then shows what sampling costs)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double scale = 1;
+static double fixed_iterations; /* > 0: a fixed amount of work, not of CPU time */
 
 static double thread_cpu_ms(void)
 {
@@ -25,17 +30,23 @@ static double thread_cpu_ms(void)
  * loop. */
 static __attribute__((noinline)) unsigned long burn(double ms)
 {
-	double end = thread_cpu_ms() + ms * scale;
 	unsigned long x = 1;
+	if (fixed_iterations > 0) { /* ms as a share of the 1000 */
+		for (double n = fixed_iterations * ms / 1000; n > 0; n -= 20000)
+			for (int i = 0; i < 20000; i++)
+				x = x * 6364136223846793005u + 1442695040888963407u;
+		return x;
+	}
+	double end = thread_cpu_ms() + ms * scale;
 	while (thread_cpu_ms() < end)
 		for (int i = 0; i < 20000; i++)
 			x = x * 6364136223846793005u + 1442695040888963407u;
 	return x;
 }
 
-__attribute__((noinline)) unsigned long alpha(void) { return burn(600); }
-__attribute__((noinline)) unsigned long beta(void) { return burn(300); }
-__attribute__((noinline)) unsigned long gamma_(void) { return burn(100); }
+static __attribute__((noinline)) unsigned long alpha(void) { return burn(600); }
+static __attribute__((noinline)) unsigned long beta(void) { return burn(300); }
+static __attribute__((noinline)) unsigned long gamma_(void) { return burn(100); }
 
 static void *second(void *arg)
 {
@@ -46,7 +57,9 @@ static void *second(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
+	if (argc > 1 && strcmp(argv[1], "fixed") == 0)
+		fixed_iterations = (argc > 2 ? atof(argv[2]) : 2000) * 1e6;
+	else if (argc > 1)
 		scale = atof(argv[1]);
 	pthread_t t;
 	unsigned long b = 0;

@@ -86,3 +86,14 @@ if command -v python3 >/dev/null 2>&1; then
 	cmp -s "$dir/memory_1M.json" "$dir/memory_1M_py.json" && same=identical || same=DIFFERENT
 	echo "1M events -> JSON: Python (torch's algorithm) ${py_s}s, peak RSS $((py_rss / 1024)) MB; memtimeline ${c_s}s: $(awk -v a="$py_s" -v b="$c_s" 'BEGIN{printf "%.0f", a/b}')x faster, output $same"
 fi
+
+# stackcap: what sampling costs (a fixed amount of work, run plainly and
+# under stackcap in turn, best of BENCH_RUNS each), what a capture weighs,
+# and stackfold on a large (synthetic) capture.
+if [ -x "$BUILD/samples/cpu_shares" ]; then
+	python3 "$here/overhead.py" "${BENCH_RUNS:-5}" "$BUILD" "$dir"
+	cap=$dir/bench_10M.stackcap
+	[ -s "$cap" ] || "$BUILD/bench-gencap" 10000000 > "$cap"
+	set -- $(m "$BUILD/stackfold $cap > $dir/cap.folded.txt"); cs=$1; crss=$2
+	echo "stackfold on a 10M-sample capture ($(wc -c < "$cap" | awk '{printf "%.1f", $1/1e6}') MB, $(wc -l < "$dir/cap.folded.txt") stacks): ${cs}s, $(awk -v s="$cs" 'BEGIN{printf "%.1fM samples/s", 10/s}'), peak RSS $((crss / 1024)) MB"
+fi

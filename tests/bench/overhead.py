@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""stackcap's cost, for make bench: the CPU sample doing a fixed amount of
+work (cpu_shares fixed), run plainly and under stackcap in turn (best of N
+each, interleaved so machine noise hits both), at default settings, with
+frame pointers, and the allocation sample with and without --alloc. Also
+the capture's bytes per sample.
+
+Usage: overhead.py RUNS BUILD OUTDIR
+"""
+import os
+import subprocess
+import sys
+import time
+
+runs, build, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+cap = os.path.join(out, "overhead.stackcap")
+work = [f"{build}/samples/cpu_shares", "fixed", "3000"]
+alloc = [f"{build}/samples/alloc_pattern"]
+modes = {
+    "cpu sample, plain": work,
+    "cpu sample, stackcap (999 Hz, libunwind)": [f"{build}/stackcap", "-o", cap] + work,
+    "cpu sample, stackcap --fp": [f"{build}/stackcap", "--fp", "-o", cap] + work,
+    "alloc sample, plain": alloc,
+    "alloc sample, stackcap --alloc": [f"{build}/stackcap", "--alloc", "-o", cap] + alloc,
+}
+best = {k: float("inf") for k in modes}
+for _ in range(runs):
+    for name, cmd in modes.items():
+        if os.path.exists(cap):
+            os.unlink(cap)
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        best[name] = min(best[name], time.perf_counter() - t)
+for name, secs in best.items():
+    base = best["cpu sample, plain"] if name.startswith("cpu") else best["alloc sample, plain"]
+    extra = "" if "plain" in name else f"  overhead {100 * (secs / base - 1):+.1f}%"
+    print(f"stackcap: {name}: {secs:.3f}s{extra}")
+subprocess.run([f"{build}/stackcap", "-o", cap] + work, stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL, check=True)
+info = subprocess.run([f"{build}/stackcap", "info", cap], capture_output=True, text=True).stdout
+samples = next(int(l.split(";")[1].split()[0]) for l in info.splitlines() if l.startswith("sampling:"))
+size = os.path.getsize(cap)
+print(f"stackcap: capture of the cpu sample: {size} bytes, {samples} samples, "
+      f"{size / max(samples, 1):.1f} bytes per sample (headers and module map included)")
