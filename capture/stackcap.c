@@ -186,6 +186,7 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		snprintf(num, sizeof num, "%d", (int)getpid());
 		set_env("STACKCAP_ROOT_PID", num);
+		set_env("STACKCAP_FRESH", "1");
 		set_env("LD_PRELOAD", value);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));

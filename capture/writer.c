@@ -384,6 +384,13 @@ static int open_output(void)
 {
 	char name[4200], tried[4300];
 	output_name(name, sizeof name);
+	/* The program stackcap started replaces an old capture of the same
+	 * name; images it execs, keeping its pid, do not. */
+	const char *fresh = getenv("STACKCAP_FRESH"), *root = getenv("STACKCAP_ROOT_PID");
+	if (fresh && root && atoi(root) == getpid()) {
+		unsetenv("STACKCAP_FRESH");
+		return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+	}
 	snprintf(tried, sizeof tried, "%s", name);
 	for (int i = 1; i < 1000; i++) {
 		int fd = open(tried, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);

@@ -42,5 +42,20 @@ memory() { # NAME INPUT
 memory memory_mlp_train $t/memory_mlp_train.raw.json.gz
 memory memory_documented_example $t/memory_documented_example.raw.json
 
+# Captures of the sample programs: a CPU flame graph of known shares
+# (alpha 60%, beta 30%, gamma 10%) and the heap of a known allocation
+# pattern (100 MiB peak in grow(), 640 KiB leaked in leak()).
+sc=$BUILD/stackcap
+"$sc" -o "$out/cpu_shares.stackcap" "$BUILD/samples/cpu_shares" > /dev/null
+"$sf" --threads "$out/cpu_shares.stackcap" > "$out/cpu_shares.folded.txt"
+"$fg" --title "cpu_shares: self CPU time by thread" --countname us "$out/cpu_shares.folded.txt" > "$out/cpu_shares.svg"
+"$sc" info "$out/cpu_shares.stackcap" > "$out/cpu_shares.info.txt"
+"$sc" --alloc -o "$out/alloc_pattern.stackcap" "$BUILD/samples/alloc_pattern" > /dev/null
+"$mt" --device cpu "$out/alloc_pattern.stackcap" -o "$out/alloc_pattern.html"
+"$mt" "$out/alloc_pattern.stackcap" --peak-stacks="$out/alloc_pattern.peak.folded.txt" --leaks="$out/alloc_pattern.leaks.folded.txt"
+"$fg" --colors mem --countname bytes --title "alloc_pattern: bytes live at the peak" \
+	"$out/alloc_pattern.peak.folded.txt" > "$out/alloc_pattern.peak.svg"
+made="$made $out/cpu_shares.svg $out/cpu_shares.info.txt $out/alloc_pattern.html $out/alloc_pattern.peak.svg $out/alloc_pattern.leaks.folded.txt"
+
 echo "demo: rendered the samples:"
 for f in $made; do echo "  $f"; done

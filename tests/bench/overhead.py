@@ -35,6 +35,8 @@ for name, secs in best.items():
     base = best["cpu sample, plain"] if name.startswith("cpu") else best["alloc sample, plain"]
     extra = "" if "plain" in name else f"  overhead {100 * (secs / base - 1):+.1f}%"
     print(f"stackcap: {name}: {secs:.3f}s{extra}")
+if os.path.exists(cap):
+    os.unlink(cap)
 subprocess.run([f"{build}/stackcap", "-o", cap] + work, stdout=subprocess.DEVNULL,
                stderr=subprocess.DEVNULL, check=True)
 info = subprocess.run([f"{build}/stackcap", "info", cap], capture_output=True, text=True).stdout
