@@ -125,10 +125,15 @@ bench: deps
 FUZZ_SECONDS ?= 60
 fuzz:
 	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
-		tests/fuzz/fuzz_stacks.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_stacks
-	@mkdir -p build-fuzz/corpus && cp samples/torch/*.txt tests/e2e/data/*.txt build-fuzz/corpus/ 2>/dev/null; \
-	build-fuzz/fuzz_stacks -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus
+	for h in stacks capture; do \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
+		tests/fuzz/fuzz_$$h.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_$$h || exit 1; \
+	done
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-capture && \
+	cp samples/torch/*.txt tests/e2e/data/*.txt build-fuzz/corpus/ 2>/dev/null; \
+	cp samples/torch/*.raw.json* out/*.stackcap build-fuzz/corpus-capture/ 2>/dev/null; \
+	build-fuzz/fuzz_stacks -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus && \
+	build-fuzz/fuzz_capture -max_total_time=$(FUZZ_SECONDS) -max_len=262144 build-fuzz/corpus-capture
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
