@@ -113,6 +113,10 @@ static const char *node_text(struct texts *t, uint32_t node, uint32_t *len)
 		*len = 12;
 		return "[lost stack]"; /* defined in a damaged chunk */
 	}
+	if (c->parent[node] == 0 && c->ip[node] == FK_CAP_IP_SIGNAL_BLOCKED) {
+		*len = 16;
+		return "[signal blocked]";
+	}
 	if (t->text[node]) {
 		*len = t->len[node];
 		return t->text[node];

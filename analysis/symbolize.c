@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -28,6 +29,12 @@
 
 enum { MOD_PENDING, MOD_OK, MOD_NAMELESS };
 
+/* A function symbol: [addr, end) in process addresses. */
+struct fsym {
+	uint64_t addr, end, maxend; /* maxend: the largest end among syms[0..this] */
+	const char *name;	    /* in libdwfl's copy of the string table */
+};
+
 /* One address range of a compile unit, in DWARF addresses. */
 struct cu_range {
 	uint64_t lo, hi, maxhi; /* maxhi: the largest hi among ranges[0..this] */
@@ -43,6 +50,9 @@ struct mod {
 	Dwfl_Module *dm;	 /* MOD_OK only */
 	unsigned char state;
 	bool vdso;
+	bool syms_indexed;	 /* syms built (maybe empty) */
+	struct fsym *syms;
+	size_t nsyms;
 	bool indexed;		 /* cus and ranges built (maybe empty) */
 	Dwarf_Die *cus;
 	struct cu_range *ranges;
@@ -352,6 +362,115 @@ static void prepare(struct fk_symbolizer *s, struct mod *m)
 	m->state = MOD_OK;
 }
 
+/* ---- symbols ------------------------------------------------------------- */
+
+/* While sorting: which of the symbols at one address names it. Sized before
+ * sizeless, functions before untyped labels, global before weak before
+ * local, then the shortest name with leading underscores counting thrice
+ * ("malloc", not "__libc_malloc"; "write", not "__write"; "sprintf", not
+ * "_IO_sprintf"), then the symbol table's order. */
+struct fsym_sort {
+	struct fsym s;
+	uint32_t rank;
+	int index;
+};
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym_sort *x = a, *y = b;
+	if (x->s.addr != y->s.addr)
+		return x->s.addr < y->s.addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool in_code(Elf *elf, GElf_Word shndx)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn = elf && shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
+	return scn && (sh = gelf_getshdr(scn, &mem)) && (sh->sh_flags & SHF_EXECINSTR);
+}
+
+/* The module's function symbols sorted by address, one per address.
+ * dwfl_module_addrinfo scans the whole symbol table on every call (160 us
+ * an address in libc): this is a binary search. */
+static void index_syms(struct mod *m)
+{
+	m->syms_indexed = true;
+	int n = dwfl_module_getsymtab(m->dm);
+	if (n <= 0)
+		return;
+	struct fsym_sort *v = malloc((size_t)n * sizeof *v);
+	if (!v)
+		return;
+	size_t k = 0;
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(m->dm, i, &sym, &addr, &shndx, &elf, NULL);
+		/* "$x"/"$d": ARM mapping symbols; ".L": assembler locals. */
+		if (!name || !*name || *name == '$' || strncmp(name, ".L", 2) == 0 ||
+		    shndx == SHN_UNDEF || shndx == (GElf_Word)-1 || shndx == SHN_ABS)
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		bool func = type == STT_FUNC || type == STT_GNU_IFUNC;
+		if (!func && !(type == STT_NOTYPE && in_code(elf, shndx)))
+			continue;
+		size_t under = strspn(name, "_"), len = strcspn(name, "@") + 2 * under;
+		uint32_t rank = (sym.st_size ? 0u : 1u) << 19 | (func ? 0u : 1u) << 18 |
+				(bind == STB_GLOBAL ? 0u : bind == STB_WEAK ? 1u : 2u) << 16 |
+				(uint32_t)(len < 0xffff ? len : 0xffff);
+		v[k++] = (struct fsym_sort){
+			.s = { .addr = addr, .end = addr + sym.st_size, .name = name },
+			.rank = rank,
+			.index = i,
+		};
+	}
+	if (k)
+		qsort(v, k, sizeof *v, fsym_cmp);
+	struct fsym *syms = k ? malloc(k * sizeof *syms) : NULL;
+	size_t out = 0;
+	for (size_t i = 0; syms && i < k; i++)
+		if (!out || syms[out - 1].addr != v[i].s.addr)
+			syms[out++] = v[i].s;
+	free(v);
+	for (size_t i = 0; i < out; i++) {
+		/* A sizeless symbol reaches the next one (or the module's end). */
+		if (syms[i].end == syms[i].addr)
+			syms[i].end = i + 1 < out ? syms[i + 1].addr : m->end;
+		if (syms[i].end < syms[i].addr)
+			syms[i].end = syms[i].addr;
+		syms[i].maxend = i && syms[i - 1].maxend > syms[i].end ? syms[i - 1].maxend : syms[i].end;
+	}
+	m->syms = syms;
+	m->nsyms = out;
+}
+
+/* The symbol containing pc, the nearest-starting one where symbols nest. */
+static const char *sym_name(struct mod *m, uint64_t pc)
+{
+	if (!m->syms_indexed)
+		index_syms(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, steps = 0; i-- > 0 && steps < 256; steps++) {
+		if (m->syms[i].maxend <= pc)
+			break;
+		if (pc < m->syms[i].end)
+			return m->syms[i].name;
+	}
+	return NULL;
+}
+
 /* ---- DWARF --------------------------------------------------------------- */
 
 /* Linkage name when there is one (so C++ names match the mangled ELF
@@ -494,11 +613,7 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 {
 	struct text *t = &s->t;
 	bool inl = s->flags & FK_SYM_INLINE, lines = s->flags & FK_SYM_LINES;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *fname = dwfl_module_addrinfo(m->dm, pc, &off, &sym, NULL, NULL, NULL);
-	if (fname && !*fname)
-		fname = NULL;
+	const char *fname = sym_name(m, pc);
 
 	/* scopes: innermost first, up to the subprogram (and beyond, ignored). */
 	Dwarf_Die *scopes = NULL, cu;
@@ -776,6 +891,7 @@ void fk_sym_close(struct fk_symbolizer *s)
 	fk_strtab_free(&s->names);
 	fk_arena_free(&s->arena);
 	for (size_t i = 0; i < s->nmods; i++) {
+		free(s->mods[i].syms);
 		free(s->mods[i].cus);
 		free(s->mods[i].ranges);
 	}

@@ -10,9 +10,12 @@
  * in a string table. Not thread-safe.
  *
  * Frame texts:
- *   func                    the ELF symbol containing the address, without
- *                           a symbol version ("@@GLIBC_2.17"; C++ names stay
- *                           mangled); without one, the DWARF subprogram
+ *   func                    the function symbol (.symtab, else .dynsym)
+ *                           containing the address, without its version
+ *                           ("@@GLIBC_2.17"); of aliases, the global one
+ *                           with the plainest name ("malloc", not
+ *                           "__libc_malloc"); C++ names stay mangled.
+ *                           Without a symbol, the DWARF subprogram's name
  *   func (file.c:12)        with FK_SYM_LINES: the source file's basename and
  *                           line; left out when DWARF has no line there
  *   inl_[i]                 with FK_SYM_INLINE, each inlined frame: the

@@ -29,7 +29,8 @@
 struct shim_config shim_cfg;
 _Atomic int shim_ready;
 SHIM_TLS struct thread_state *shim_thread;
-SHIM_TLS int shim_guard;
+SHIM_TLS volatile int shim_guard;
+static pid_t shim_pid; /* the process the capture belongs to (not a vfork child) */
 _Atomic uint64_t shim_untracked;
 
 static _Atomic(struct thread_state *) registry;
@@ -233,6 +234,25 @@ uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
 	return n;
 }
 
+static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n, uint32_t weight)
+{
+	uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));
+	uint64_t tail;
+	struct rec_sample *r = (struct rec_sample *)ring_reserve(&ts->samples, size, &tail);
+	if (!r) {
+		atomic_fetch_add_explicit(&ts->dropped_samples, 1, memory_order_relaxed);
+		return;
+	}
+	r->h.type = REC_SAMPLE;
+	r->t_ns = shim_now_ns();
+	r->weight = weight;
+	r->nframes = n;
+	memcpy(r->ips, ips, n * sizeof *ips);
+	ring_commit(&ts->samples, tail);
+	if (ring_used(&ts->samples) > ts->samples.size / 2)
+		writer_kick();
+}
+
 static void on_sample(int sig, siginfo_t *si, void *uctx)
 {
 	(void)sig;
@@ -246,21 +266,18 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 			n = unwind_signal(ts, uctx, ips);
 			ts->in_tracer = 0;
 		}
-		uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));
-		uint64_t tail;
-		struct rec_sample *r = (struct rec_sample *)ring_reserve(&ts->samples, size, &tail);
-		if (r) {
-			r->h.type = REC_SAMPLE;
-			r->t_ns = shim_now_ns();
-			r->weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-			r->nframes = n;
-			memcpy(r->ips, ips, n * sizeof *ips);
-			ring_commit(&ts->samples, tail);
-			if (ring_used(&ts->samples) > ts->samples.size / 2)
-				writer_kick();
-		} else {
-			atomic_fetch_add_explicit(&ts->dropped_samples, 1, memory_order_relaxed);
+		/* The kernel checks CPU timers at its tick (100-1000 Hz), so a
+		 * signal stands for up to hz/100 periods. More than that were
+		 * counted while the thread blocked the signal: that time goes to
+		 * a "[signal blocked]" stack, not to whatever runs now. */
+		uint32_t weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+		uint32_t coalesced = 2 + shim_cfg.hz / 100;
+		if (weight > coalesced) {
+			uint64_t blocked = SHIM_IP_BLOCKED;
+			push_sample(ts, &blocked, 1, weight - coalesced);
+			weight = coalesced;
 		}
+		push_sample(ts, ips, n, weight);
 	}
 	errno = saved_errno;
 }
@@ -342,6 +359,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	struct thread_state *self = shim_thread;
+	shim_pid = getpid();
 	shim_forget_threads_except(self); /* the other threads' states are leaked, not touched */
 	if (self) {
 		self->tid = gettid_raw();
@@ -360,6 +378,7 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void shim_start(void)
 {
 	shim_guard++;
+	shim_pid = getpid();
 	read_config();
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
@@ -392,7 +411,8 @@ __attribute__((constructor)) static void shim_start(void)
 
 __attribute__((destructor)) static void shim_stop(void)
 {
-	if (!atomic_exchange(&shim_ready, 0))
+	/* A vfork child shares our memory: it must not touch the capture. */
+	if (getpid() != shim_pid || !atomic_exchange(&shim_ready, 0))
 		return;
 	shim_guard++;
 	for (struct thread_state *ts = shim_threads(); ts; ts = ts->next)
@@ -402,4 +422,88 @@ __attribute__((destructor)) static void shim_stop(void)
 		}
 	writer_stop();
 	shim_guard--;
+}
+
+/* ---- leaving without destructors: _exit, and exec ---- */
+
+/* _exit and _Exit run no destructors (shells leave this way): finish the
+ * capture first. A vfork child's _exit is passed straight on. */
+typedef void (*exit_fn)(int);
+
+__attribute__((noreturn)) void _exit(int status)
+{
+	shim_stop();
+	((exit_fn)dlsym(RTLD_NEXT, "_exit"))(status);
+	__builtin_unreachable();
+}
+
+__attribute__((noreturn)) void _Exit(int status)
+{
+	shim_stop();
+	((exit_fn)dlsym(RTLD_NEXT, "_Exit"))(status);
+	__builtin_unreachable();
+}
+
+/* An exec ends this image's capture cleanly; if the exec fails the
+ * process goes on, captured into a new file. */
+static void before_exec(void)
+{
+	shim_stop();
+}
+
+static void after_failed_exec(void)
+{
+	if (getpid() != shim_pid || atomic_load(&shim_ready))
+		return;
+	shim_guard++;
+	bool ok = writer_start();
+	shim_guard--;
+	if (ok) {
+		atomic_store(&shim_ready, 1);
+		if (shim_thread) /* the other threads' timers are gone: this one goes on */
+			arm_timer(shim_thread);
+	}
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	before_exec();
+	int rc = ((execve_fn)dlsym(RTLD_NEXT, "execve"))(path, argv, envp);
+	int e = errno;
+	after_failed_exec();
+	errno = e;
+	return rc;
+}
+
+int execv(const char *path, char *const argv[])
+{
+	before_exec();
+	int rc = ((execv_fn)dlsym(RTLD_NEXT, "execv"))(path, argv);
+	int e = errno;
+	after_failed_exec();
+	errno = e;
+	return rc;
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	before_exec();
+	int rc = ((execv_fn)dlsym(RTLD_NEXT, "execvp"))(file, argv);
+	int e = errno;
+	after_failed_exec();
+	errno = e;
+	return rc;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	before_exec();
+	int rc = ((execve_fn)dlsym(RTLD_NEXT, "execvpe"))(file, argv, envp);
+	int e = errno;
+	after_failed_exec();
+	errno = e;
+	return rc;
 }

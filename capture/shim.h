@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "../formats/capture.h"
 #include "ring.h"
 
 #define SHIM_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -71,13 +72,19 @@ struct shim_config {
 extern struct shim_config shim_cfg;
 extern _Atomic int shim_ready; /* the constructor finished: hooks may record */
 extern SHIM_TLS struct thread_state *shim_thread;
-extern SHIM_TLS int shim_guard;      /* nonzero: our own code, do not trace */
+/* Nonzero: our own code, do not trace. volatile: the compiler must not move
+ * an increment past a call it believes reads no memory (malloc). */
+extern SHIM_TLS volatile int shim_guard;
 extern _Atomic uint64_t shim_untracked; /* allocations on threads without state */
 
 uint64_t shim_now_ns(void);
 /* Leaf-first return addresses of the caller, skipping skip frames; the
  * first one kept is a return address (stored minus 1). */
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
+
+/* The pseudo-address of a sample's "[signal blocked]" stack: CPU time the
+ * timer counted while the thread blocked the sampling signal. */
+#define SHIM_IP_BLOCKED FK_CAP_IP_SIGNAL_BLOCKED
 
 /* writer.c */
 bool writer_start(void);          /* opens the file, starts the thread */

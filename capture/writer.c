@@ -461,8 +461,22 @@ static bool start_thread(void)
 	return running;
 }
 
+/* A new file defines everything again. */
+static void reset_tables(void)
+{
+	free(nodes);
+	nodes = NULL;
+	nodes_mask = 0;
+	next_node = 1;
+	seq = 0;
+	total_samples = total_allocs = total_drops = 0;
+	seen_adds = seen_subs = ~0ull;
+	atomic_store(&stopping, 0);
+}
+
 bool writer_start(void)
 {
+	reset_tables();
 	out_fd = open_output();
 	if (out_fd < 0) {
 		char name[4200];
@@ -488,6 +502,9 @@ void writer_stop(void)
 	cycle(true);
 	close(out_fd);
 	out_fd = -1;
+	if (kick_fd >= 0)
+		close(kick_fd);
+	kick_fd = -1;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -511,14 +528,6 @@ void writer_after_fork_child(void)
 		close(kick_fd);
 	out_fd = kick_fd = -1;
 	running = false;
-	atomic_store(&stopping, 0);
-	free(nodes);
-	nodes = NULL;
-	nodes_mask = 0;
-	next_node = 1;
-	seq = 0;
-	total_samples = total_allocs = total_drops = 0;
-	seen_adds = seen_subs = ~0ull;
 	if (!writer_start())
 		atomic_store(&shim_ready, 0);
 }

@@ -123,12 +123,12 @@ bool fk_cap_is_capture(const char *path)
 	struct stat st;
 	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
-	FILE *f = fopen(path, "rb");
+	gzFile f = gzopen(path, "rb"); /* plain files read through as they are */
 	if (!f)
 		return false;
 	char magic[8];
-	bool yes = fread(magic, 1, 8, f) == 8 && memcmp(magic, FK_CAP_MAGIC, 8) == 0;
-	fclose(f);
+	bool yes = gzread(f, magic, 8) == 8 && memcmp(magic, FK_CAP_MAGIC, 8) == 0;
+	gzclose(f);
 	return yes;
 }
 
@@ -196,9 +196,14 @@ static bool read_header(const struct whole *w, const char *name, struct fk_cap_h
 		return false;
 	}
 	h->version = rd32(p + 8);
-	if (h->version != FK_CAP_VERSION || rd32(p + 12) != FK_CAP_HEADER_SIZE) {
+	if (h->version != FK_CAP_VERSION) {
 		fk_diag_error_at(d, "%s: capture format version %u, this flamekit reads %u", name,
 				 h->version, FK_CAP_VERSION);
+		return false;
+	}
+	if (rd32(p + 12) != FK_CAP_HEADER_SIZE) {
+		fk_diag_error_at(d, "%s: capture header size %u, version %u has %u", name,
+				 rd32(p + 12), h->version, FK_CAP_HEADER_SIZE);
 		return false;
 	}
 	h->pid = rd32(p + 16);
@@ -221,6 +226,7 @@ bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 	bool ok = read_header(&w, name, h, d);
 	uint8_t *raw = NULL;
 	size_t off = FK_CAP_HEADER_SIZE;
+	bool resynced = false; /* the next good chunk follows a damaged stretch */
 	while (ok && off < w.len) {
 		struct chunk c;
 		bool good = chunk_at(&w, off, &c);
@@ -239,13 +245,19 @@ bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 				st->truncated = true;
 				break;
 			}
-			st->damaged++;
 			st->skipped_bytes += next - off;
 			off = next;
+			resynced = true;
 			continue;
 		}
-		if (st->chunks > 0 && c.seq > st->last_seq + 1)
-			st->lost_seq += c.seq - st->last_seq - 1;
+		/* The sequence numbers skipped over a damaged stretch say how many
+		 * chunks it held; other gaps are chunks the writer never wrote. */
+		uint64_t gap = st->chunks > 0 && c.seq > st->last_seq + 1 ? c.seq - st->last_seq - 1 : 0;
+		if (resynced)
+			st->damaged += gap ? gap : 1;
+		else
+			st->lost_seq += gap;
+		resynced = false;
 		st->chunks++;
 		st->last_seq = c.seq;
 		if (c.type == FK_CAP_END)

@@ -45,6 +45,10 @@ enum fk_cap_chunk_type {
 	FK_CAP_NVTX = 19,
 };
 
+/* A stack whose only frame is this address stands for CPU time counted
+ * while the thread blocked the sampling signal: where it went is unknown. */
+#define FK_CAP_IP_SIGNAL_BLOCKED 1
+
 /* FK_CAP_ALLOCS record kinds. */
 enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2 };
 
@@ -90,9 +94,10 @@ bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 
 struct fk_cap_status {
 	uint64_t chunks;        /* good chunks */
-	uint64_t damaged;       /* bad chunks skipped (CRC, header, inflate) */
+	uint64_t damaged;       /* bad chunks skipped (CRC, header, inflate), counted
+				   by the sequence numbers a resync passed over */
 	uint64_t skipped_bytes; /* bytes passed over while resyncing */
-	uint64_t lost_seq;      /* sequence numbers missing between good chunks */
+	uint64_t lost_seq;      /* sequence numbers missing where nothing was damaged */
 	uint64_t last_seq;      /* of the last good chunk */
 	bool clean;             /* an END chunk was read */
 	bool truncated;         /* the file ends inside a chunk */
