@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,12 +225,39 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 	return n;
 }
 
+/* The shim's own code, so its frames can be dropped from a hook's stack
+ * whatever the compiler inlined. */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size, (void)ctx;
+	uintptr_t here = (uintptr_t)&find_self;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && here >= lo && here < lo + ph->p_memsz) {
+			self_lo = lo;
+			self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
 {
-	void *buf[MAX_FRAMES + 8];
-	int got = unw_backtrace(buf, (int)(max + skip < MAX_FRAMES + 8 ? max + skip : MAX_FRAMES + 8));
+	void *buf[MAX_FRAMES + 16];
+	int got = unw_backtrace(buf, (int)(max + 16 < MAX_FRAMES + 16 ? max + 16 : MAX_FRAMES + 16));
+	int i = 0;
+	if (self_hi) { /* the hook's own frames, however many */
+		while (i < got && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
+			i++;
+	} else {
+		i = (int)skip;
+	}
 	uint32_t n = 0;
-	for (int i = (int)skip; i < got && n < max; i++)
+	for (; i < got && n < max; i++)
 		ips[n++] = (uint64_t)(uintptr_t)buf[i] - 1;
 	return n;
 }
@@ -380,6 +408,7 @@ __attribute__((constructor)) static void shim_start(void)
 	shim_guard++;
 	shim_pid = getpid();
 	read_config();
+	dl_iterate_phdr(find_self, NULL);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
