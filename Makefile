@@ -37,9 +37,15 @@ MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capt
 LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c render/*.c))
 # The capture shim: preloaded into programs, so position-independent and
 # never sanitized (a sanitizer runtime must come first in a process).
-SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c
+# Its CUDA side is built against the toolkit's headers when they are there
+# (libcupti itself is loaded at run time); without them, nocuda.c.
+CUDA_HOME ?= /usr/local/cuda
+HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c \
+	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
-SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP $(CFLAGS)
+SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
+	      $(if $(HAVE_CUPTI),-I$(CUDA_HOME)/include) $(CFLAGS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
 

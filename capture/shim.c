@@ -97,7 +97,9 @@ static void stack_bounds(struct thread_state *ts)
 static struct thread_state *thread_state_new(void)
 {
 	size_t head = (sizeof(struct thread_state) + 63) & ~(size_t)63;
-	size_t bytes = head + SAMPLE_RING_BYTES + (shim_cfg.alloc ? EVENT_RING_BYTES : 0);
+	/* The event ring's pages cost nothing until allocations or CUDA calls
+	 * are recorded. */
+	size_t bytes = head + SAMPLE_RING_BYTES + EVENT_RING_BYTES;
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
@@ -106,8 +108,7 @@ static struct thread_state *thread_state_new(void)
 	ts->tid = gettid_raw();
 	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
 	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
-	if (shim_cfg.alloc)
-		ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, EVENT_RING_BYTES);
+	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, EVENT_RING_BYTES);
 	stack_bounds(ts);
 	return ts;
 }
@@ -393,10 +394,10 @@ static void after_fork_child(void)
 		self->tid = gettid_raw();
 		self->has_timer = false;
 		ring_init(&self->samples, self->samples.data, self->samples.size);
-		if (shim_cfg.alloc)
-			ring_init(&self->events, self->events.data, self->events.size);
+		ring_init(&self->events, self->events.data, self->events.size);
 		arm_timer(self);
 	}
+	cupti_after_fork_child();
 	writer_after_fork_child();
 	shim_guard--;
 }
@@ -428,6 +429,7 @@ __attribute__((constructor)) static void shim_start(void)
 	}
 	if (shim_cfg.alloc)
 		alloc_init();
+	cupti_prepare();
 	if (!writer_start()) {
 		shim_guard--;
 		return;
@@ -449,6 +451,7 @@ __attribute__((destructor)) static void shim_stop(void)
 			timer_delete(ts->timer);
 			ts->has_timer = false;
 		}
+	cupti_stop();
 	writer_stop();
 	shim_guard--;
 }

@@ -23,7 +23,7 @@
 #define EVENT_RING_BYTES ((uint64_t)8 << 20)
 
 /* Ring record types. */
-enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3 };
+enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3, REC_GPU_API = 4, REC_GPU_LINK = 5 };
 
 struct rec_sample {
 	struct ring_record h;
@@ -43,6 +43,18 @@ struct rec_alloc {
 	uint64_t ips[];
 };
 
+/* A CUDA API call's host stack (REC_GPU_API), or a driver call inside a
+ * runtime call (REC_GPU_LINK: corr = driver id, cbid = runtime id). */
+struct rec_gpu_api {
+	struct ring_record h;
+	uint64_t t_ns;
+	uint32_t corr;
+	uint32_t cbid;
+	uint32_t domain;  /* 1 runtime, 2 driver */
+	uint32_t nframes;
+	uint64_t ips[];
+};
+
 struct thread_state {
 	struct thread_state *next; /* the registry: pushed at the head only */
 	pid_t tid;
@@ -55,7 +67,7 @@ struct thread_state {
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 	bool named;                /* the writer has recorded its name */
-	struct ring samples, events;
+	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
 };
 
@@ -96,6 +108,16 @@ void writer_after_fork_child(void);
 struct thread_state *shim_threads(void);
 void shim_forget_threads_except(struct thread_state *keep);
 void shim_free_thread(struct thread_state *ts);
+
+/* cupti.c (nocuda.c when built without the CUDA headers) */
+void cupti_prepare(void);          /* constructor: CUDA_INJECTION64_PATH */
+void cupti_stop(void);             /* flush what CUPTI holds (not in a forked child) */
+void cupti_after_fork_child(void);
+/* The GPU payloads completed since the last call. */
+void cupti_take(struct fk_cap_buf *kernels, struct fk_cap_buf *memory);
+/* "on (...)" or "off: why"; the version changes with the text.
+ * *monotonic: GPU times are CLOCK_MONOTONIC (else CUPTI's realtime). */
+unsigned cupti_status(char *buf, size_t n, bool *monotonic);
 
 /* alloc.c */
 void alloc_init(void);

@@ -97,13 +97,14 @@ static uint32_t intern_stack(struct fk_cap_buf *stacks, const uint64_t *ips, uin
 /* ---- one cycle ---- */
 
 struct cycle {
-	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules;
+	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules, gpu_api;
 	struct thread_state *ts;
-	uint64_t t_samples, t_allocs; /* previous times, for deltas */
+	uint64_t t_samples, t_allocs, t_api; /* previous times, for deltas */
 	uint64_t nsamples, nallocs;
 };
 
 static uint64_t total_samples, total_allocs, total_drops;
+static unsigned gpu_status_seen;
 
 static void on_record(void *ctx, const struct ring_record *rec)
 {
@@ -117,6 +118,22 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_svarint(&c->samples, (int64_t)(s->t_ns - c->t_samples));
 		c->t_samples = s->t_ns;
 		c->nsamples++;
+	} else if (rec->type == REC_GPU_API || rec->type == REC_GPU_LINK) {
+		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
+		if (rec->type == REC_GPU_LINK) {
+			fk_cap_put_u8(&c->gpu_api, FK_CAP_API_LINK);
+			fk_cap_put_uvarint(&c->gpu_api, g->corr);
+			fk_cap_put_uvarint(&c->gpu_api, g->cbid);
+			return;
+		}
+		fk_cap_put_u8(&c->gpu_api, FK_CAP_API_CALL);
+		fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->gpu_api, g->corr);
+		fk_cap_put_u8(&c->gpu_api, (uint8_t)g->domain);
+		fk_cap_put_uvarint(&c->gpu_api, g->cbid);
+		fk_cap_put_uvarint(&c->gpu_api, intern_stack(&c->stacks, g->ips, g->nframes));
+		fk_cap_put_svarint(&c->gpu_api, (int64_t)(g->t_ns - c->t_api));
+		c->t_api = g->t_ns;
 	} else {
 		const struct rec_alloc *a = (const struct rec_alloc *)rec;
 		bool alloc = rec->type == REC_ALLOC;
@@ -252,11 +269,12 @@ static void cycle(bool final)
 	struct cycle c = { 0 };
 	struct fk_cap_buf out = { 0 };
 	uint64_t first_node = next_node;
-	c.t_samples = c.t_allocs = shim_now_ns();
+	c.t_samples = c.t_allocs = c.t_api = shim_now_ns();
 	fk_cap_put_uvarint(&c.stacks, first_node);
 	fk_cap_put_uvarint(&c.samples, c.t_samples);
 	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
-	size_t empty_samples = c.samples.len, empty_allocs = c.allocs.len;
+	fk_cap_put_uvarint(&c.gpu_api, c.t_api);
+	size_t empty_samples = c.samples.len, empty_allocs = c.allocs.len, empty_api = c.gpu_api.len;
 
 	bool modules_changed = false;
 	dl_iterate_phdr(changed_cb, &modules_changed);
@@ -273,8 +291,7 @@ static void cycle(bool final)
 			ts->named = true;
 		}
 		ring_drain(&ts->samples, on_record, &c);
-		if (shim_cfg.alloc)
-			ring_drain(&ts->events, on_record, &c);
+		ring_drain(&ts->events, on_record, &c);
 		uint64_t ds = atomic_exchange(&ts->dropped_samples, 0);
 		uint64_t de = atomic_exchange(&ts->dropped_events, 0);
 		if (ds || de) {
@@ -293,6 +310,20 @@ static void cycle(bool final)
 	}
 	total_samples += c.nsamples;
 	total_allocs += c.nallocs;
+	/* GPU records completed so far, and CUPTI's state when it changed. */
+	struct fk_cap_buf kernels = { 0 }, memory = { 0 }, meta = { 0 };
+	cupti_take(&kernels, &memory);
+	char gpu[256];
+	bool monotonic;
+	unsigned version = cupti_status(gpu, sizeof gpu, &monotonic);
+	if (version != gpu_status_seen) {
+		gpu_status_seen = version;
+		fk_cap_put_string(&meta, "gpu", 3);
+		fk_cap_put_string(&meta, gpu, strlen(gpu));
+		fk_cap_put_string(&meta, "gpu_clock", 9);
+		fk_cap_put_string(&meta, monotonic ? "monotonic" : "realtime", monotonic ? 9 : 8);
+	}
+	emit(&out, FK_CAP_META, &meta);
 	emit(&out, FK_CAP_MODULES, &c.modules);
 	emit(&out, FK_CAP_THREADS, &c.threads);
 	if (next_node != first_node)
@@ -301,6 +332,10 @@ static void cycle(bool final)
 		emit(&out, FK_CAP_SAMPLES, &c.samples);
 	if (c.allocs.len > empty_allocs)
 		emit(&out, FK_CAP_ALLOCS, &c.allocs);
+	if (c.gpu_api.len > empty_api)
+		emit(&out, FK_CAP_GPU_API, &c.gpu_api);
+	emit(&out, FK_CAP_GPU_KERNELS, &kernels);
+	emit(&out, FK_CAP_GPU_MEMORY, &memory);
 	emit(&out, FK_CAP_DROPS, &c.drops);
 	if (final) {
 		struct fk_cap_buf clock = { 0 }, end = { 0 };
@@ -322,6 +357,10 @@ static void cycle(bool final)
 	fk_cap_buf_free(&c.threads);
 	fk_cap_buf_free(&c.drops);
 	fk_cap_buf_free(&c.modules);
+	fk_cap_buf_free(&c.gpu_api);
+	fk_cap_buf_free(&kernels);
+	fk_cap_buf_free(&memory);
+	fk_cap_buf_free(&meta);
 }
 
 static void *writer_main(void *arg)
@@ -471,6 +510,7 @@ static void reset_tables(void)
 	seq = 0;
 	total_samples = total_allocs = total_drops = 0;
 	seen_adds = seen_subs = ~0ull;
+	gpu_status_seen = 0;
 	atomic_store(&stopping, 0);
 }
 

@@ -49,8 +49,26 @@ enum fk_cap_chunk_type {
  * while the thread blocked the sampling signal: where it went is unknown. */
 #define FK_CAP_IP_SIGNAL_BLOCKED 1
 
-/* FK_CAP_ALLOCS record kinds. */
+/* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds. */
 enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2 };
+
+/* FK_CAP_GPU_KERNELS record tags. */
+enum {
+	FK_CAP_GPU_NAME = 0,     /* uv id, str: a kernel name, before its first use */
+	FK_CAP_GPU_KERNEL = 1,
+	FK_CAP_GPU_MEMCPY = 2,
+	FK_CAP_GPU_MEMSET = 3,
+	FK_CAP_GPU_SYNC = 4,
+	FK_CAP_GPU_OVERHEAD = 5,
+	FK_CAP_GPU_DROPPED = 6,      /* uv: records CUPTI dropped (no buffer) */
+	FK_CAP_GPU_NO_TIMESTAMP = 7, /* uv: records without timestamps */
+};
+
+/* FK_CAP_GPU_API record tags. */
+enum {
+	FK_CAP_API_CALL = 1, /* a CUDA API call and the host stack that made it */
+	FK_CAP_API_LINK = 2, /* a driver call inside a runtime call: same stack */
+};
 
 /* Header flags. */
 enum {
