@@ -103,10 +103,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) -Wno-missing-prototypes $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lpng -lcmocka -o $@
 
+# The CUDA side's record layer, against real libcupti (no GPU needed).
+ifneq ($(HAVE_CUPTI),)
+CUDA_TESTS := $(BUILD)/tests/test_gpurec
+endif
+$(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes -I$(CUDA_HOME)/include $(FK_LDFLAGS) \
+		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
+
 # deps first, then the build (which may run in parallel).
 test: deps
 	@$(MAKE) --no-print-directory run-tests
-run-tests: all $(UNIT_BINS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
+run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
 	@BUILD=$(BUILD) sh tests/run.sh
 
 $(BUILD)/bench-gen: tests/bench/gen.c

@@ -17,6 +17,9 @@ bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m)
 		{ "samples", FK_METRIC_SAMPLES },
 		{ "alloc_bytes", FK_METRIC_ALLOC_BYTES },
 		{ "alloc_count", FK_METRIC_ALLOC_COUNT },
+		{ "self_cuda_time_total", FK_METRIC_SELF_CUDA },
+		{ "self_device_time_total", FK_METRIC_SELF_CUDA }, /* torch >= 2.4's name */
+		{ "gpu_alloc_bytes", FK_METRIC_GPU_ALLOC_BYTES },
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (strcmp(name, names[i].name) == 0) {
@@ -155,6 +158,86 @@ static const char *thread_name(const struct fk_capture *c, uint32_t tid)
 	return "thread";
 }
 
+/* ---- CUDA: correlation ids to the API calls that made them ---- */
+
+struct corr_index {
+	const struct fk_capture *c;
+	uint32_t *slots; /* apis index + 1; 0 empty */
+	size_t mask;
+	uint32_t *link_from, *link_to; /* driver -> runtime, open addressing */
+	size_t link_mask;
+};
+
+static size_t corr_hash(uint32_t corr)
+{
+	return (size_t)(((uint64_t)corr * 0x9E3779B97F4A7C15u) >> 32);
+}
+
+static bool corr_index_build(struct corr_index *x, const struct fk_capture *c)
+{
+	memset(x, 0, sizeof *x);
+	x->c = c;
+	size_t cap = 16, lcap = 16;
+	while (cap < c->napis * 2)
+		cap <<= 1;
+	while (lcap < c->nlinks * 2)
+		lcap <<= 1;
+	x->slots = calloc(cap, sizeof *x->slots);
+	x->link_from = calloc(lcap, sizeof *x->link_from);
+	x->link_to = calloc(lcap, sizeof *x->link_to);
+	if (!x->slots || !x->link_from || !x->link_to)
+		return false;
+	x->mask = cap - 1;
+	x->link_mask = lcap - 1;
+	for (size_t i = 0; i < c->napis; i++) { /* a later call with the same id wins */
+		size_t j = corr_hash(c->apis[i].corr) & x->mask;
+		while (x->slots[j] && c->apis[x->slots[j] - 1].corr != c->apis[i].corr)
+			j = (j + 1) & x->mask;
+		x->slots[j] = (uint32_t)i + 1;
+	}
+	for (size_t i = 0; i < c->nlinks; i++) {
+		uint32_t from = c->links[i][0];
+		size_t j = corr_hash(from) & x->link_mask;
+		while (x->link_to[j] && x->link_from[j] != from)
+			j = (j + 1) & x->link_mask;
+		x->link_from[j] = from;
+		x->link_to[j] = c->links[i][1];
+	}
+	return true;
+}
+
+static void corr_index_free(struct corr_index *x)
+{
+	free(x->slots);
+	free(x->link_from);
+	free(x->link_to);
+}
+
+static const struct fk_cap_api *api_of(const struct corr_index *x, uint32_t corr)
+{
+	if (!corr)
+		return NULL;
+	size_t j = corr_hash(corr) & x->mask;
+	for (; x->slots[j]; j = (j + 1) & x->mask)
+		if (x->c->apis[x->slots[j] - 1].corr == corr)
+			return &x->c->apis[x->slots[j] - 1];
+	/* A driver id inside a runtime call: the runtime call has the stack. */
+	j = corr_hash(corr) & x->link_mask;
+	for (; x->link_to[j]; j = (j + 1) & x->link_mask)
+		if (x->link_from[j] == corr && x->link_to[j] != corr)
+			return api_of(x, x->link_to[j]);
+	return NULL;
+}
+
+static const char *copy_kind_name(uint8_t kind)
+{
+	static const char *const names[] = { "[memcpy]", "[memcpy HtoD]", "[memcpy DtoH]",
+					     "[memcpy HtoA]", "[memcpy AtoH]", "[memcpy AtoA]",
+					     "[memcpy AtoD]", "[memcpy DtoA]", "[memcpy DtoD]",
+					     "[memcpy HtoH]", "[memcpy PtoP]" };
+	return kind < sizeof names / sizeof *names ? names[kind] : names[0];
+}
+
 /* ---- folding ---- */
 
 /* A sampled allocation stands for 1 / (probability it was sampled) of its
@@ -168,25 +251,81 @@ static double sample_scale(const struct fk_capture *c, uint64_t size)
 	return p > 0 ? 1 / p : 1;
 }
 
-static bool add(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
-		uint32_t tid, uint32_t node, uint64_t value, char **key, size_t *cap)
+/* One stack's value: thread root (--threads), the node's frames, an
+ * optional leaf. value is an integer scaled by 10^-scale. */
+static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
+		     uint32_t tid, uint32_t node, const char *leaf, uint64_t value, uint8_t scale,
+		     char **key, size_t *cap)
 {
 	if (value == 0)
 		return true;
 	uint32_t len;
-	const char *text = node_text(t, node, &len);
-	const char *name = o->threads ? thread_name(t->c, tid) : "";
-	size_t need = len + strlen(name) + 32;
+	const char *text = node == UINT32_MAX ? "[no host stack]" : node_text(t, node, &len);
+	if (node == UINT32_MAX)
+		len = 15;
+	const char *name = o->threads && tid ? thread_name(t->c, tid) : NULL;
+	size_t need = len + (name ? strlen(name) : 0) + (leaf ? strlen(leaf) : 0) + 40;
 	if (need > *cap) {
 		char *k = realloc(*key, need);
 		if (!k)
 			return false;
 		*key = k, *cap = need;
 	}
-	int n = o->threads ? snprintf(*key, *cap, "%s-%u;%.*s", name, tid, (int)len, text)
-			   : snprintf(*key, *cap, "%.*s", (int)len, text);
-	struct fk_num zero = { 0, 0 }, v = { value, 0 };
+	int n = 0;
+	if (name)
+		n = snprintf(*key, *cap, "%s-%u;", name, tid);
+	n += snprintf(*key + n, *cap - (size_t)n, "%.*s", (int)len, text);
+	if (leaf) {
+		/* Frames never hold ';' (the folded separator). */
+		n += snprintf(*key + n, *cap - (size_t)n, ";");
+		for (const char *p = leaf; *p && (size_t)n + 1 < *cap; p++)
+			(*key)[n++] = *p == ';' ? ':' : *p;
+		(*key)[n] = 0;
+	}
+	struct fk_num zero = { 0, 0 }, v = { value, scale };
 	return fk_stacks_add(into, *key, (size_t)n, zero, v, 1, NULL) == FK_STACKS_OK;
+}
+
+static bool add(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
+		uint32_t tid, uint32_t node, uint64_t value, char **key, size_t *cap)
+{
+	return add_leaf(into, t, o, tid, node, NULL, value, 0, key, cap);
+}
+
+/* GPU time (ns, written as us with 3 decimals) or GPU bytes allocated, per
+ * stack that launched or allocated. */
+static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+		     struct texts *t, struct fk_stacks *into, char **key, size_t *cap)
+{
+	struct corr_index x;
+	bool ok = corr_index_build(&x, c);
+	if (o->metric == FK_METRIC_SELF_CUDA) {
+		for (size_t i = 0; ok && i < c->nops; i++) {
+			const struct fk_cap_gpu_op *op = &c->ops[i];
+			if (op->tag == FK_CAP_GPU_SYNC)
+				continue; /* waiting, not work */
+			const struct fk_cap_api *a = api_of(&x, op->corr);
+			if (!a && op->runtime_corr)
+				a = api_of(&x, op->runtime_corr);
+			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
+					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
+					   : op->name < c->nnames && c->names[op->name] ? c->names[op->name]
+					   : "[kernel]";
+			ok = add_leaf(into, t, o, a ? a->tid : 0, a ? a->node : UINT32_MAX,
+				      o->no_kernel_frames ? NULL : leaf, op->dur, 3, key, cap);
+		}
+	} else {
+		for (size_t i = 0; ok && i < c->ngmem; i++) {
+			const struct fk_cap_gpu_mem *m = &c->gmem[i];
+			if (m->kind != FK_CAP_ALLOC)
+				continue;
+			const struct fk_cap_api *a = api_of(&x, m->corr);
+			ok = add_leaf(into, t, o, a ? a->tid : 0, a ? a->node : UINT32_MAX, NULL,
+				      m->bytes, 0, key, cap);
+		}
+	}
+	corr_index_free(&x);
+	return ok;
 }
 
 bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
@@ -202,7 +341,9 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	size_t cap = 0;
 	bool ok = true;
 	double us_per_tick = c->hdr.sample_hz ? 1e6 / c->hdr.sample_hz : 0;
-	if (o->metric == FK_METRIC_SELF_CPU || o->metric == FK_METRIC_SAMPLES) {
+	if (o->metric == FK_METRIC_SELF_CUDA || o->metric == FK_METRIC_GPU_ALLOC_BYTES) {
+		ok = fold_gpu(c, o, &t, into, &key, &cap);
+	} else if (o->metric == FK_METRIC_SELF_CPU || o->metric == FK_METRIC_SAMPLES) {
 		for (size_t i = 0; i < c->sums_cap && ok; i++) {
 			const struct fk_cap_sample_sum *s = &c->sums[i];
 			if (!s->count)
@@ -307,6 +448,29 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		if (!fk_mem_add(tl, &ev))
 			ok = false;
 	}
+	/* GPU memory (CUPTI MEMORY2), by device, each allocation with the stack
+	 * of the call that made it. */
+	struct corr_index x;
+	if (ok && c->ngmem && corr_index_build(&x, c)) {
+		for (size_t i = 0; ok && i < c->ngmem; i++) {
+			const struct fk_cap_gpu_mem *m = &c->gmem[i];
+			const struct fk_cap_api *a = api_of(&x, m->corr);
+			struct fk_mem_event ev = {
+				.t_ns = (int64_t)(m->t + (c->gpu_monotonic ? c->real_minus_mono : 0)),
+				.bytes = m->bytes, .category = FK_MEM_UNKNOWN,
+				.category_to = FK_MEM_UNKNOWN, .device = (int16_t)m->device,
+				.address = m->addr,
+				.action = m->kind == FK_CAP_ALLOC ? FK_MEM_CREATE : FK_MEM_DESTROY,
+			};
+			if (a && m->kind == FK_CAP_ALLOC) {
+				uint32_t len;
+				const char *text = node_text(&t, a->node, &len);
+				ev.stack = fk_mem_stack(tl, text, len);
+			}
+			ok = fk_mem_add(tl, &ev);
+		}
+		corr_index_free(&x);
+	}
 	if (!ok)
 		fk_diag_error(d, "out of memory");
 	if (order && live)
@@ -353,4 +517,21 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 		c->end_untracked);
 	fprintf(out, "modules:     %zu; stack nodes: %zu\n", c->nmodules,
 		c->nnodes ? c->nnodes - 1 : 0);
+	fprintf(out, "gpu:         %s\n", c->gpu_status ? c->gpu_status : "not recorded");
+	if (c->nops || c->ngmem || c->napis) {
+		uint64_t kernels = 0, kernel_ns = 0, copies = 0, copied = 0, sets = 0;
+		for (size_t i = 0; i < c->nops; i++) {
+			const struct fk_cap_gpu_op *op = &c->ops[i];
+			kernels += op->tag == FK_CAP_GPU_KERNEL;
+			kernel_ns += op->tag == FK_CAP_GPU_KERNEL ? op->dur : 0;
+			copies += op->tag == FK_CAP_GPU_MEMCPY;
+			copied += op->tag == FK_CAP_GPU_MEMCPY ? op->bytes : 0;
+			sets += op->tag == FK_CAP_GPU_MEMSET;
+		}
+		fprintf(out, "gpu work:    %" PRIu64 " kernels (%.3f ms), %" PRIu64 " copies (%" PRIu64
+			" bytes), %" PRIu64 " memsets, %zu allocation events, %zu API calls with stacks\n",
+			kernels, (double)kernel_ns / 1e6, copies, copied, sets, c->ngmem, c->napis);
+		fprintf(out, "gpu lost:    %" PRIu64 " records dropped by CUPTI, %" PRIu64
+			" without timestamps\n", c->gpu_dropped, c->gpu_no_timestamp);
+	}
 }

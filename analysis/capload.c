@@ -31,15 +31,166 @@ static bool grow(void **p, size_t *cap, size_t want, size_t size)
 
 /* ---- per-chunk decoders ---- */
 
+static bool key_is(const uint8_t *key, size_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(key, want, len) == 0;
+}
+
 static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 {
 	while (fk_cap_more(k)) {
 		size_t kl, vl;
 		const uint8_t *key = fk_cap_get_bytes(k, &kl), *val = fk_cap_get_bytes(k, &vl);
-		if (!k->bad && kl == 7 && memcmp(key, "command", 7) == 0) {
+		if (k->bad)
+			break;
+		if (key_is(key, kl, "command")) {
 			free(c->command);
 			c->command = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "gpu")) {
+			free(c->gpu_status);
+			c->gpu_status = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "gpu_clock")) {
+			c->gpu_monotonic = key_is(val, vl, "monotonic");
 		}
+	}
+	return !k->bad;
+}
+
+/* ---- CUDA ---- */
+
+static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		uint8_t tag = fk_cap_get_u8(k);
+		if (tag == FK_CAP_API_LINK) {
+			uint64_t driver = fk_cap_get_uvarint(k), runtime = fk_cap_get_uvarint(k);
+			if (k->bad)
+				break;
+			if (!grow((void **)&c->links, &c->links_cap, c->nlinks + 1, sizeof *c->links))
+				return false;
+			c->links[c->nlinks][0] = (uint32_t)driver;
+			c->links[c->nlinks][1] = (uint32_t)runtime;
+			c->nlinks++;
+			continue;
+		}
+		if (tag != FK_CAP_API_CALL) {
+			k->bad = true;
+			break;
+		}
+		struct fk_cap_api a = { 0 };
+		a.tid = (uint32_t)fk_cap_get_uvarint(k);
+		a.corr = (uint32_t)fk_cap_get_uvarint(k);
+		a.domain = fk_cap_get_u8(k);
+		a.cbid = (uint32_t)fk_cap_get_uvarint(k);
+		a.node = (uint32_t)fk_cap_get_uvarint(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		a.t_ns = t;
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->apis, &c->apis_cap, c->napis + 1, sizeof *c->apis))
+			return false;
+		c->apis[c->napis++] = a;
+	}
+	return !k->bad;
+}
+
+static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	while (fk_cap_more(k)) {
+		uint8_t tag = fk_cap_get_u8(k);
+		struct fk_cap_gpu_op op = { .tag = tag };
+		switch (tag) {
+		case FK_CAP_GPU_NAME: {
+			uint64_t id = fk_cap_get_uvarint(k);
+			size_t len;
+			const uint8_t *name = fk_cap_get_bytes(k, &len);
+			if (k->bad || id == 0 || id > UINT32_MAX)
+				return false;
+			if (id >= c->nnames) {
+				char **n = realloc(c->names, (id + 1) * sizeof *n);
+				if (!n)
+					return false;
+				memset(n + c->nnames, 0, (id + 1 - c->nnames) * sizeof *n);
+				c->names = n;
+				c->nnames = id + 1;
+			}
+			free(c->names[id]);
+			c->names[id] = dup_bytes(name, len);
+			continue;
+		}
+		case FK_CAP_GPU_KERNEL:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k); /* stream */
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.name = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k); /* graph node */
+			break;
+		case FK_CAP_GPU_MEMCPY:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.runtime_corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.bytes = fk_cap_get_uvarint(k);
+			op.copy_kind = fk_cap_get_u8(k);
+			break;
+		case FK_CAP_GPU_MEMSET:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.bytes = fk_cap_get_uvarint(k);
+			break;
+		case FK_CAP_GPU_SYNC:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			fk_cap_get_u8(k);
+			break;
+		case FK_CAP_GPU_OVERHEAD:
+			fk_cap_get_uvarint(k), fk_cap_get_uvarint(k), fk_cap_get_uvarint(k);
+			continue;
+		case FK_CAP_GPU_DROPPED:
+			c->gpu_dropped += fk_cap_get_uvarint(k);
+			continue;
+		case FK_CAP_GPU_NO_TIMESTAMP:
+			c->gpu_no_timestamp += fk_cap_get_uvarint(k);
+			continue;
+		default:
+			k->bad = true;
+		}
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->ops, &c->ops_cap, c->nops + 1, sizeof *c->ops))
+			return false;
+		c->ops[c->nops++] = op;
+	}
+	return !k->bad;
+}
+
+static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	while (fk_cap_more(k)) {
+		struct fk_cap_gpu_mem m = { 0 };
+		m.kind = fk_cap_get_u8(k);
+		m.corr = (uint32_t)fk_cap_get_uvarint(k);
+		m.device = (uint32_t)fk_cap_get_uvarint(k);
+		m.addr = fk_cap_get_uvarint(k);
+		m.bytes = fk_cap_get_uvarint(k);
+		m.t = fk_cap_get_uvarint(k);
+		fk_cap_get_u8(k), fk_cap_get_u8(k); /* memory kind, async */
+		if (k->bad || (m.kind != FK_CAP_ALLOC && m.kind != FK_CAP_FREE)) {
+			k->bad = true;
+			break;
+		}
+		if (!grow((void **)&c->gmem, &c->gmem_cap, c->ngmem + 1, sizeof *c->gmem))
+			return false;
+		c->gmem[c->ngmem++] = m;
 	}
 	return !k->bad;
 }
@@ -233,6 +384,9 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_THREADS: ok = threads(c, &k); break;
 	case FK_CAP_SAMPLES: ok = samples(c, &k); break;
 	case FK_CAP_ALLOCS: ok = allocs(c, &k); break;
+	case FK_CAP_GPU_API: ok = gpu_api(c, &k); break;
+	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
+	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -250,7 +404,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 		fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k);
 		c->end_untracked = fk_cap_get_uvarint(&k);
 		break;
-	default: /* GPU and later chunk types: not read here */
+	default: /* later chunk types (NVTX): not read here */
 		break;
 	}
 	if (!ok || k.bad)
@@ -288,5 +442,13 @@ void fk_capture_free(struct fk_capture *c)
 	free(c->threads);
 	free(c->sums);
 	free(c->allocs);
+	free(c->gpu_status);
+	free(c->apis);
+	free(c->links);
+	free(c->ops);
+	free(c->gmem);
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
 	memset(c, 0, sizeof *c);
 }

@@ -35,6 +35,27 @@ struct fk_cap_alloc {
 	uint8_t kind;       /* FK_CAP_ALLOC or FK_CAP_FREE */
 };
 
+/* A GPU operation from CUPTI: kernel, memcpy, memset or synchronization. */
+struct fk_cap_gpu_op {
+	uint64_t start, dur; /* ns, in the capture's GPU clock */
+	uint64_t bytes;
+	uint32_t corr, runtime_corr, device, name; /* name: kernels only, 0 none */
+	uint8_t tag;         /* FK_CAP_GPU_KERNEL, _MEMCPY, _MEMSET, _SYNC */
+	uint8_t copy_kind;   /* memcpy: CUPTI's CUpti_ActivityMemcpyKind */
+};
+
+struct fk_cap_gpu_mem { /* CUPTI MEMORY2: a GPU allocation or free */
+	uint64_t t, addr, bytes;
+	uint32_t corr, device;
+	uint8_t kind;        /* FK_CAP_ALLOC or FK_CAP_FREE */
+};
+
+struct fk_cap_api { /* a CUDA API call with the host stack that made it */
+	uint64_t t_ns;
+	uint32_t corr, tid, node, cbid;
+	uint8_t domain;      /* 1 runtime, 2 driver */
+};
+
 struct fk_capture {
 	struct fk_cap_header hdr;
 	struct fk_cap_status status;
@@ -58,6 +79,20 @@ struct fk_capture {
 	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
 	uint64_t bad_records;     /* payloads that did not decode */
 	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
+	/* CUDA */
+	char *gpu_status;         /* "on (...)" or "off: why"; NULL: not recorded */
+	bool gpu_monotonic;       /* GPU times are CLOCK_MONOTONIC, else realtime */
+	struct fk_cap_api *apis;
+	size_t napis, apis_cap;
+	uint32_t (*links)[2];     /* driver corr -> runtime corr */
+	size_t nlinks, links_cap;
+	struct fk_cap_gpu_op *ops;
+	size_t nops, ops_cap;
+	struct fk_cap_gpu_mem *gmem;
+	size_t ngmem, gmem_cap;
+	char **names;             /* kernel names by id */
+	size_t nnames;
+	uint64_t gpu_dropped, gpu_no_timestamp;
 };
 
 bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
@@ -69,6 +104,8 @@ enum fk_cap_metric {
 	FK_METRIC_SAMPLES,
 	FK_METRIC_ALLOC_BYTES,
 	FK_METRIC_ALLOC_COUNT,
+	FK_METRIC_SELF_CUDA,      /* self_cuda_time_total: us of GPU time per launching stack */
+	FK_METRIC_GPU_ALLOC_BYTES,
 };
 
 /* "self_cpu_time_total", ...; false for an unknown name. */
@@ -77,6 +114,7 @@ bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m);
 struct fk_cap_fold_opts {
 	enum fk_cap_metric metric;
 	bool threads;  /* a "name-tid" root frame per thread */
+	bool no_kernel_frames; /* GPU metrics: no kernel / [memcpy ...] leaf */
 	unsigned sym_flags; /* FK_SYM_INLINE, FK_SYM_LINES */
 };
 

@@ -36,6 +36,9 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			if (!fk_capture_load(paths[i], name, &c, d))
 				return false;
 			bool ok = fk_capture_memory(&c, 0, tl, d);
+			/* No --device: like torch, cuda:0 when there is GPU memory, else the host. */
+			if (device == FK_MEM_DEVICE_ANY)
+				device = c.ngmem ? 0 : FK_MEM_DEVICE_CPU;
 			fk_capture_free(&c);
 			if (!ok)
 				return false;

@@ -39,7 +39,11 @@ static void usage(FILE *f)
 "\n"
 "Captures (stackcap):\n"
 "      --metric NAME        self_cpu_time_total (default: us of CPU, like torch),\n"
-"                           samples, alloc_bytes, alloc_count (stackcap --alloc)\n"
+"                           samples, alloc_bytes, alloc_count (stackcap --alloc),\n"
+"                           self_cuda_time_total (us of GPU time per launching\n"
+"                           stack, the kernel or [memcpy ...] as the leaf),\n"
+"                           gpu_alloc_bytes\n"
+"      --no-kernel-frames   GPU time without the kernel leaf frames\n"
 "      --threads            a \"name-tid\" root frame for each thread\n"
 "      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
@@ -57,7 +61,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
-       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO };
+       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL };
 
 /* A stackcap capture into stacks; anything else is stack text. */
 static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "no-kernel-frames", no_argument, NULL, OPT_NO_KERNEL },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "info", no_argument, NULL, OPT_INFO },
@@ -200,9 +205,11 @@ int main(int argc, char **argv)
 		case OPT_METRIC:
 			if (!fk_cap_metric_parse(optarg, &co.metric))
 				return fk_cli_usage_error(prog, "--metric: '%s' is not self_cpu_time_total, "
-							  "samples, alloc_bytes or alloc_count", optarg);
+							  "samples, alloc_bytes, alloc_count, "
+							  "self_cuda_time_total or gpu_alloc_bytes", optarg);
 			break;
 		case OPT_THREADS: co.threads = true; break;
+		case OPT_NO_KERNEL: co.no_kernel_frames = true; break;
 		case OPT_INLINE: co.sym_flags |= FK_SYM_INLINE; break;
 		case OPT_LINES: co.sym_flags |= FK_SYM_LINES; break;
 		case OPT_INFO: info = true; break;

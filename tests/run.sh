@@ -29,6 +29,7 @@ sh tests/e2e/run.sh "$BUILD" | tally
 [ -f tests/e2e/mem/run.sh ] && sh tests/e2e/mem/run.sh "$BUILD" | tally
 sh tests/e2e/mem_parallel.sh "$BUILD" | tally
 sh tests/e2e/capture/run.sh "$BUILD" | tally
+sh tests/e2e/cuda/run.sh "$BUILD" | tally
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).

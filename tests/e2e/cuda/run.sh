@@ -1,0 +1,35 @@
+#!/bin/sh
+# The CUDA side of stackcap on a machine without a GPU: the shim names
+# itself in CUDA_INJECTION64_PATH, the "driver" (tests/e2e/cuda/inject.c)
+# calls InitializeInjection, the shim loads the real libcupti, CUPTI refuses
+# without a driver, and the capture goes on CPU-only and says why. TAP.
+set -u
+BUILD=${1:-build}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+n=0
+check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+
+cc -O1 -g -o "$T/inject" "$root/tests/e2e/cuda/inject.c" -ldl || { echo "Bail out! cannot build inject.c"; exit 0; }
+"$BUILD/stackcap" -o "$T/i.sc" "$T/inject" > "$T/out" 2> "$T/err"
+check "a program whose CUDA init calls InitializeInjection runs to the end" $?
+grep -q "InitializeInjection found, returned 1" "$T/out"
+check "the shim is named in CUDA_INJECTION64_PATH and its InitializeInjection returns 1" $?
+"$BUILD/stackcap" info "$T/i.sc" > "$T/info"
+grep -q '^ended: *clean' "$T/info"
+check "the capture ends clean" $?
+if [ -e /usr/local/cuda/include/cupti.h ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1'; then
+	grep -Eq '^gpu: *off: (cuptiSubscribe failed|libcupti not found)' "$T/info"
+	check "without a driver, info says GPU capture is off and why: $(sed -n 's/^gpu: *//p' "$T/info")" $?
+else
+	echo "# a driver (or no CUDA headers) here: the off-reason check is skipped"
+fi
+"$BUILD/stackfold" "$T/i.sc" > "$T/folded"
+grep -q ';work ' "$T/folded"
+check "CPU samples are still captured (work() is in the stacks)" $?
+"$BUILD/stackfold" --metric self_cuda_time_total "$T/i.sc" > "$T/gpu"
+[ ! -s "$T/gpu" ]
+check "no GPU time without a GPU" $?
+CUDA_INJECTION64_PATH=/other/tool.so "$BUILD/stackcap" -o "$T/j.sc" "$T/inject" > "$T/out2" 2>&1
+grep -q "injection: /other/tool.so" "$T/out2"
+check "a CUDA_INJECTION64_PATH set by another tool is kept" $?
