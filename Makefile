@@ -42,7 +42,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
 SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c \
-	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c,capture/nocuda.c)
+	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
 	      $(if $(HAVE_CUPTI),-I$(CUDA_HOME)/include) $(CFLAGS)

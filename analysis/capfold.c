@@ -254,17 +254,19 @@ static double sample_scale(const struct fk_capture *c, uint64_t size)
 /* One stack's value: thread root (--threads), the node's frames, an
  * optional leaf. value is an integer scaled by 10^-scale. */
 static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
-		     uint32_t tid, uint32_t node, const char *leaf, uint64_t value, uint8_t scale,
-		     char **key, size_t *cap)
+		     const char *prefix, uint32_t tid, uint32_t node, const char *leaf,
+		     uint64_t value, uint8_t scale, char **key, size_t *cap)
 {
 	if (value == 0)
 		return true;
+	if (!prefix)
+		prefix = "";
 	uint32_t len;
 	const char *text = node == UINT32_MAX ? "[no host stack]" : node_text(t, node, &len);
 	if (node == UINT32_MAX)
 		len = 15;
 	const char *name = o->threads && tid ? thread_name(t->c, tid) : NULL;
-	size_t need = len + (name ? strlen(name) : 0) + (leaf ? strlen(leaf) : 0) + 40;
+	size_t need = len + strlen(prefix) + (name ? strlen(name) : 0) + (leaf ? strlen(leaf) : 0) + 40;
 	if (need > *cap) {
 		char *k = realloc(*key, need);
 		if (!k)
@@ -272,8 +274,10 @@ static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_ca
 		*key = k, *cap = need;
 	}
 	int n = 0;
+	if (*prefix)
+		n = snprintf(*key, *cap, "%s;", prefix);
 	if (name)
-		n = snprintf(*key, *cap, "%s-%u;", name, tid);
+		n += snprintf(*key + n, *cap - (size_t)n, "%s-%u;", name, tid);
 	n += snprintf(*key + n, *cap - (size_t)n, "%.*s", (int)len, text);
 	if (leaf) {
 		/* Frames never hold ';' (the folded separator). */
@@ -289,7 +293,7 @@ static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_ca
 static bool add(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
 		uint32_t tid, uint32_t node, uint64_t value, char **key, size_t *cap)
 {
-	return add_leaf(into, t, o, tid, node, NULL, value, 0, key, cap);
+	return add_leaf(into, t, o, NULL, tid, node, NULL, value, 0, key, cap);
 }
 
 /* GPU time (ns, written as us with 3 decimals) or GPU bytes allocated, per
@@ -299,6 +303,32 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 {
 	struct corr_index x;
 	bool ok = corr_index_build(&x, c);
+	/* --nvtx: the ranges open where each API call was made. */
+	struct fk_cap_when *when = NULL;
+	const char **api_path = NULL;
+	struct fk_arena arena = { 0 };
+	if (ok && o->nvtx && c->napis) {
+		when = malloc(c->napis * sizeof *when);
+		api_path = calloc(c->napis, sizeof *api_path);
+		ok = when && api_path;
+		for (size_t i = 0; ok && i < c->napis; i++)
+			when[i] = (struct fk_cap_when){ c->apis[i].t_ns, c->apis[i].tid, NULL };
+		/* Paths come back in (thread, time) order: match them by (tid, t). */
+		ok = ok && fk_capture_nvtx_paths(c, when, c->napis, &arena);
+		for (size_t i = 0; ok && i < c->napis; i++) {
+			size_t lo = 0, hi = c->napis;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (when[mid].tid < c->apis[i].tid ||
+				    (when[mid].tid == c->apis[i].tid && when[mid].t_ns < c->apis[i].t_ns))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			api_path[i] = lo < c->napis ? when[lo].path : "";
+		}
+	}
+#define PATH_OF(a) (api_path && (a) ? api_path[(a) - c->apis] : NULL)
 	if (o->metric == FK_METRIC_SELF_CUDA) {
 		for (size_t i = 0; ok && i < c->nops; i++) {
 			const struct fk_cap_gpu_op *op = &c->ops[i];
@@ -311,7 +341,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
 					   : op->name < c->nnames && c->names[op->name] ? c->names[op->name]
 					   : "[kernel]";
-			ok = add_leaf(into, t, o, a ? a->tid : 0, a ? a->node : UINT32_MAX,
+			ok = add_leaf(into, t, o, PATH_OF(a), a ? a->tid : 0, a ? a->node : UINT32_MAX,
 				      o->no_kernel_frames ? NULL : leaf, op->dur, 3, key, cap);
 		}
 	} else {
@@ -320,12 +350,24 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			if (m->kind != FK_CAP_ALLOC)
 				continue;
 			const struct fk_cap_api *a = api_of(&x, m->corr);
-			ok = add_leaf(into, t, o, a ? a->tid : 0, a ? a->node : UINT32_MAX, NULL,
-				      m->bytes, 0, key, cap);
+			ok = add_leaf(into, t, o, PATH_OF(a), a ? a->tid : 0, a ? a->node : UINT32_MAX,
+				      NULL, m->bytes, 0, key, cap);
 		}
 	}
+#undef PATH_OF
+	free(when);
+	free(api_path);
+	fk_arena_free(&arena);
 	corr_index_free(&x);
 	return ok;
+}
+
+static int sample_by_thread_time(const void *x, const void *y)
+{
+	const struct fk_cap_sample *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return (a->t_ns > b->t_ns) - (a->t_ns < b->t_ns);
 }
 
 bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
@@ -343,6 +385,31 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	double us_per_tick = c->hdr.sample_hz ? 1e6 / c->hdr.sample_hz : 0;
 	if (o->metric == FK_METRIC_SELF_CUDA || o->metric == FK_METRIC_GPU_ALLOC_BYTES) {
 		ok = fold_gpu(c, o, &t, into, &key, &cap);
+	} else if ((o->metric == FK_METRIC_SELF_CPU || o->metric == FK_METRIC_SAMPLES) && o->nvtx) {
+		/* Each sample under the NVTX ranges open on its thread then. */
+		struct fk_arena arena = { 0 };
+		struct fk_cap_when *when = malloc((c->nraw ? c->nraw : 1) * sizeof *when);
+		ok = when != NULL;
+		for (size_t i = 0; ok && i < c->nraw; i++)
+			when[i] = (struct fk_cap_when){ c->raw[i].t_ns, c->raw[i].tid, NULL };
+		ok = ok && fk_capture_nvtx_paths(c, when, c->nraw, &arena);
+		/* Same order as when[]: sort the samples alike, by (tid, t). */
+		struct fk_cap_sample *raw = ok ? malloc((c->nraw ? c->nraw : 1) * sizeof *raw) : NULL;
+		ok = ok && raw;
+		if (ok) {
+			memcpy(raw, c->raw, c->nraw * sizeof *raw);
+			qsort(raw, c->nraw, sizeof *raw, sample_by_thread_time);
+		}
+		for (size_t i = 0; ok && i < c->nraw; i++) {
+			uint64_t v = o->metric == FK_METRIC_SAMPLES
+					     ? raw[i].weight
+					     : (uint64_t)llround((double)raw[i].weight * us_per_tick);
+			ok = add_leaf(into, &t, o, when[i].path, raw[i].tid, raw[i].node, NULL, v, 0,
+				      &key, &cap);
+		}
+		free(raw);
+		free(when);
+		fk_arena_free(&arena);
 	} else if (o->metric == FK_METRIC_SELF_CPU || o->metric == FK_METRIC_SAMPLES) {
 		for (size_t i = 0; i < c->sums_cap && ok; i++) {
 			const struct fk_cap_sample_sum *s = &c->sums[i];

@@ -173,6 +173,31 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 	return !k->bad;
 }
 
+static bool nvtx(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		struct fk_cap_nvtx v = { 0 };
+		v.op = fk_cap_get_u8(k);
+		v.tid = (uint32_t)fk_cap_get_uvarint(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		v.t_ns = t;
+		v.id = fk_cap_get_uvarint(k);
+		size_t len;
+		const uint8_t *name = fk_cap_get_bytes(k, &len);
+		if (k->bad || v.op < FK_CAP_NVTX_PUSH || v.op > FK_CAP_NVTX_END) {
+			k->bad = true;
+			break;
+		}
+		if (!grow((void **)&c->nvtx, &c->nvtx_cap, c->nnvtx + 1, sizeof *c->nvtx))
+			return false;
+		if (v.op != FK_CAP_NVTX_POP && v.op != FK_CAP_NVTX_END)
+			v.name = dup_bytes(name, len);
+		c->nvtx[c->nnvtx++] = v;
+	}
+	return !k->bad;
+}
+
 static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
 {
 	while (fk_cap_more(k)) {
@@ -334,6 +359,12 @@ static bool samples(struct fk_capture *c, struct fk_cap_cursor *k)
 		c->samples++;
 		c->sample_weight += weight;
 		saw_time(c, t);
+		if (c->keep_samples) {
+			if (!grow((void **)&c->raw, &c->raw_cap, c->nraw + 1, sizeof *c->raw))
+				return false;
+			c->raw[c->nraw++] = (struct fk_cap_sample){ t, (uint32_t)tid, (uint32_t)node,
+								   (uint32_t)weight };
+		}
 	}
 	return !k->bad;
 }
@@ -387,6 +418,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_GPU_API: ok = gpu_api(c, &k); break;
 	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
+	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -404,7 +436,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 		fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k);
 		c->end_untracked = fk_cap_get_uvarint(&k);
 		break;
-	default: /* later chunk types (NVTX): not read here */
+	default: /* chunk types of later versions */
 		break;
 	}
 	if (!ok || k.bad)
@@ -412,10 +444,11 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	return true;
 }
 
-bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
-		     struct fk_diag *d)
+static bool load(const char *path, const char *name, struct fk_capture *c, struct fk_diag *d,
+		 bool keep_samples)
 {
 	memset(c, 0, sizeof *c);
+	c->keep_samples = keep_samples;
 	struct load_ctx l = { c, 0, false };
 	if (!fk_cap_read(path, name, &c->hdr, on_chunk, &l, &c->status, d))
 		return false;
@@ -425,6 +458,18 @@ bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
 	return true;
+}
+
+bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
+		     struct fk_diag *d)
+{
+	return load(path, name, c, d, false);
+}
+
+bool fk_capture_load_samples(const char *path, const char *name, struct fk_capture *c,
+			     struct fk_diag *d)
+{
+	return load(path, name, c, d, true);
 }
 
 void fk_capture_free(struct fk_capture *c)
@@ -450,5 +495,9 @@ void fk_capture_free(struct fk_capture *c)
 	for (size_t i = 0; i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);
+	for (size_t i = 0; i < c->nnvtx; i++)
+		free(c->nvtx[i].name);
+	free(c->nvtx);
+	free(c->raw);
 	memset(c, 0, sizeof *c);
 }

@@ -13,6 +13,7 @@
 
 #include "../formats/capture.h"
 #include "../formats/diag.h"
+#include "arena.h"
 #include "memevents.h"
 #include "stacks.h"
 
@@ -56,6 +57,18 @@ struct fk_cap_api { /* a CUDA API call with the host stack that made it */
 	uint8_t domain;      /* 1 runtime, 2 driver */
 };
 
+struct fk_cap_nvtx { /* an NVTX event of one thread */
+	uint64_t t_ns, id;
+	uint32_t tid;
+	uint8_t op;          /* FK_CAP_NVTX_PUSH, ... */
+	char *name;          /* NULL for pop and end */
+};
+
+struct fk_cap_sample { /* one sample, kept only when asked (NVTX paths need times) */
+	uint64_t t_ns;
+	uint32_t tid, node, weight;
+};
+
 struct fk_capture {
 	struct fk_cap_header hdr;
 	struct fk_cap_status status;
@@ -93,10 +106,19 @@ struct fk_capture {
 	char **names;             /* kernel names by id */
 	size_t nnames;
 	uint64_t gpu_dropped, gpu_no_timestamp;
+	/* NVTX */
+	struct fk_cap_nvtx *nvtx;
+	size_t nnvtx, nvtx_cap;
+	struct fk_cap_sample *raw;   /* with fk_capture_load_samples */
+	size_t nraw, raw_cap;
+	bool keep_samples;
 };
 
 bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
 		     struct fk_diag *d);
+/* The same, also keeping every sample with its time (for --nvtx). */
+bool fk_capture_load_samples(const char *path, const char *name, struct fk_capture *c,
+			     struct fk_diag *d);
 void fk_capture_free(struct fk_capture *c);
 
 enum fk_cap_metric {
@@ -115,6 +137,8 @@ struct fk_cap_fold_opts {
 	enum fk_cap_metric metric;
 	bool threads;  /* a "name-tid" root frame per thread */
 	bool no_kernel_frames; /* GPU metrics: no kernel / [memcpy ...] leaf */
+	bool nvtx;     /* the NVTX range path active on the thread at the root
+			  (needs fk_capture_load_samples for CPU metrics) */
 	unsigned sym_flags; /* FK_SYM_INLINE, FK_SYM_LINES */
 };
 
@@ -127,6 +151,18 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
  * symbolized stacks), epoch-ns times. */
 bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		       struct fk_mem_timeline *tl, struct fk_diag *d);
+
+/* A moment on a thread, and the NVTX push/pop ranges open there then,
+ * outermost first, ';'-joined ("" when none). */
+struct fk_cap_when {
+	uint64_t t_ns;
+	uint32_t tid;
+	const char *path; /* out, in the arena */
+};
+
+/* Fills every q[i].path; q is reordered (by thread, then time). */
+bool fk_capture_nvtx_paths(const struct fk_capture *c, struct fk_cap_when *q, size_t n,
+			   struct fk_arena *arena);
 
 /* `stackcap info`: duration, threads, samples, allocation events, drops,
  * modules and how the capture ended. */

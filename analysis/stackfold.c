@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "                           stack, the kernel or [memcpy ...] as the leaf),\n"
 "                           gpu_alloc_bytes\n"
 "      --no-kernel-frames   GPU time without the kernel leaf frames\n"
+"      --nvtx               the NVTX ranges open on the thread (push/pop) as the\n"
+"                           root frames of each stack\n"
 "      --threads            a \"name-tid\" root frame for each thread\n"
 "      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
@@ -61,7 +63,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
-       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL };
+       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL, OPT_NVTX };
 
 /* A stackcap capture into stacks; anything else is stack text. */
 static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
@@ -77,7 +79,7 @@ static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
 	}
 	struct fk_capture c;
 	const char *name = fk_input_display_name(path);
-	if (!fk_capture_load(path, name, &c, d))
+	if (!(co->nvtx ? fk_capture_load_samples(path, name, &c, d) : fk_capture_load(path, name, &c, d)))
 		return FK_INPUT_ERROR;
 	bool ok = true;
 	if (info)
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "no-kernel-frames", no_argument, NULL, OPT_NO_KERNEL },
+		{ "nvtx", no_argument, NULL, OPT_NVTX },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "info", no_argument, NULL, OPT_INFO },
@@ -210,6 +213,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_THREADS: co.threads = true; break;
 		case OPT_NO_KERNEL: co.no_kernel_frames = true; break;
+		case OPT_NVTX: co.nvtx = true; break;
 		case OPT_INLINE: co.sym_flags |= FK_SYM_INLINE; break;
 		case OPT_LINES: co.sym_flags |= FK_SYM_LINES; break;
 		case OPT_INFO: info = true; break;

@@ -5,6 +5,7 @@
 #include "shim.h"
 
 void cupti_prepare(void) {}
+void nvtx_prepare(void) {}
 void cupti_stop(void) {}
 void cupti_after_fork_child(void) {}
 

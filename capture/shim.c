@@ -430,6 +430,7 @@ __attribute__((constructor)) static void shim_start(void)
 	if (shim_cfg.alloc)
 		alloc_init();
 	cupti_prepare();
+	nvtx_prepare();
 	if (!writer_start()) {
 		shim_guard--;
 		return;

@@ -23,7 +23,21 @@
 #define EVENT_RING_BYTES ((uint64_t)8 << 20)
 
 /* Ring record types. */
-enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3, REC_GPU_API = 4, REC_GPU_LINK = 5 };
+enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3, REC_GPU_API = 4, REC_GPU_LINK = 5,
+       REC_NVTX = 6 };
+
+#define NVTX_NAME_MAX 256 /* longer range names are cut */
+
+/* An NVTX event (op: FK_CAP_NVTX_*): range id for start/end, name for
+ * push, mark and start. */
+struct rec_nvtx {
+	struct ring_record h;
+	uint64_t t_ns;
+	uint64_t id;
+	uint32_t op;
+	uint32_t len;
+	char name[];
+};
 
 struct rec_sample {
 	struct ring_record h;
@@ -118,6 +132,9 @@ void cupti_take(struct fk_cap_buf *kernels, struct fk_cap_buf *memory);
 /* "on (...)" or "off: why"; the version changes with the text.
  * *monotonic: GPU times are CLOCK_MONOTONIC (else CUPTI's realtime). */
 unsigned cupti_status(char *buf, size_t n, bool *monotonic);
+
+/* nvtx.c (nothing without the CUDA headers) */
+void nvtx_prepare(void);           /* constructor: NVTX_INJECTION64_PATH */
 
 /* alloc.c */
 void alloc_init(void);

@@ -97,9 +97,9 @@ static uint32_t intern_stack(struct fk_cap_buf *stacks, const uint64_t *ips, uin
 /* ---- one cycle ---- */
 
 struct cycle {
-	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules, gpu_api;
+	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules, gpu_api, nvtx;
 	struct thread_state *ts;
-	uint64_t t_samples, t_allocs, t_api; /* previous times, for deltas */
+	uint64_t t_samples, t_allocs, t_api, t_nvtx; /* previous times, for deltas */
 	uint64_t nsamples, nallocs;
 };
 
@@ -118,6 +118,14 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_svarint(&c->samples, (int64_t)(s->t_ns - c->t_samples));
 		c->t_samples = s->t_ns;
 		c->nsamples++;
+	} else if (rec->type == REC_NVTX) {
+		const struct rec_nvtx *v = (const struct rec_nvtx *)rec;
+		fk_cap_put_u8(&c->nvtx, (uint8_t)v->op);
+		fk_cap_put_uvarint(&c->nvtx, (uint64_t)c->ts->tid);
+		fk_cap_put_svarint(&c->nvtx, (int64_t)(v->t_ns - c->t_nvtx));
+		fk_cap_put_uvarint(&c->nvtx, v->id);
+		fk_cap_put_string(&c->nvtx, v->name, v->len);
+		c->t_nvtx = v->t_ns;
 	} else if (rec->type == REC_GPU_API || rec->type == REC_GPU_LINK) {
 		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
 		if (rec->type == REC_GPU_LINK) {
@@ -269,12 +277,14 @@ static void cycle(bool final)
 	struct cycle c = { 0 };
 	struct fk_cap_buf out = { 0 };
 	uint64_t first_node = next_node;
-	c.t_samples = c.t_allocs = c.t_api = shim_now_ns();
+	c.t_samples = c.t_allocs = c.t_api = c.t_nvtx = shim_now_ns();
 	fk_cap_put_uvarint(&c.stacks, first_node);
 	fk_cap_put_uvarint(&c.samples, c.t_samples);
 	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
 	fk_cap_put_uvarint(&c.gpu_api, c.t_api);
+	fk_cap_put_uvarint(&c.nvtx, c.t_nvtx);
 	size_t empty_samples = c.samples.len, empty_allocs = c.allocs.len, empty_api = c.gpu_api.len;
+	size_t empty_nvtx = c.nvtx.len;
 
 	bool modules_changed = false;
 	dl_iterate_phdr(changed_cb, &modules_changed);
@@ -334,6 +344,8 @@ static void cycle(bool final)
 		emit(&out, FK_CAP_ALLOCS, &c.allocs);
 	if (c.gpu_api.len > empty_api)
 		emit(&out, FK_CAP_GPU_API, &c.gpu_api);
+	if (c.nvtx.len > empty_nvtx)
+		emit(&out, FK_CAP_NVTX, &c.nvtx);
 	emit(&out, FK_CAP_GPU_KERNELS, &kernels);
 	emit(&out, FK_CAP_GPU_MEMORY, &memory);
 	emit(&out, FK_CAP_DROPS, &c.drops);
@@ -358,6 +370,7 @@ static void cycle(bool final)
 	fk_cap_buf_free(&c.drops);
 	fk_cap_buf_free(&c.modules);
 	fk_cap_buf_free(&c.gpu_api);
+	fk_cap_buf_free(&c.nvtx);
 	fk_cap_buf_free(&kernels);
 	fk_cap_buf_free(&memory);
 	fk_cap_buf_free(&meta);

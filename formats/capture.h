@@ -64,6 +64,15 @@ enum {
 	FK_CAP_GPU_NO_TIMESTAMP = 7, /* uv: records without timestamps */
 };
 
+/* FK_CAP_NVTX record ops. */
+enum {
+	FK_CAP_NVTX_PUSH = 1,
+	FK_CAP_NVTX_POP = 2,
+	FK_CAP_NVTX_MARK = 3,
+	FK_CAP_NVTX_START = 4,
+	FK_CAP_NVTX_END = 5,
+};
+
 /* FK_CAP_GPU_API record tags. */
 enum {
 	FK_CAP_API_CALL = 1, /* a CUDA API call and the host stack that made it */

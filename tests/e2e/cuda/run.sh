@@ -33,3 +33,32 @@ check "no GPU time without a GPU" $?
 CUDA_INJECTION64_PATH=/other/tool.so "$BUILD/stackcap" -o "$T/j.sc" "$T/inject" > "$T/out2" 2>&1
 grep -q "injection: /other/tool.so" "$T/out2"
 check "a CUDA_INJECTION64_PATH set by another tool is kept" $?
+
+# NVTX ranges from a program using the NVTX3 headers, with no GPU: the
+# shim is its injection library; --nvtx puts the open ranges at the root.
+if [ -e /usr/local/cuda/include/nvtx3/nvToolsExt.h ]; then
+	cc -O1 -g -I/usr/local/cuda/include -o "$T/phases" "$root/tests/e2e/cuda/phases.c" -ldl
+	"$BUILD/stackcap" -o "$T/p.sc" "$T/phases" > /dev/null 2>&1
+	check "an NVTX program runs to the end under stackcap" $?
+	"$BUILD/stackfold" --nvtx --metric samples "$T/p.sc" > "$T/pf"
+	python3 - "$T/pf" > "$T/shares" <<'PY'
+import sys
+tot, by = 0, {}
+for line in open(sys.argv[1]):
+    stack, _, v = line.rstrip("\n").rpartition(" ")
+    f = stack.split(";")
+    tot += int(v)
+    if f[0] == "step" and len(f) > 1:
+        by[f[1]] = by.get(f[1], 0) + int(v)
+print(" ".join("%s=%.1f" % (k, 100 * by.get(k, 0) / max(tot, 1)) for k in ("forward", "backward", "optimizer")))
+PY
+	shares=$(cat "$T/shares")
+	ok=$(echo "$shares" | awk '{ split($1,a,"="); split($2,b,"="); split($3,c,"=");
+		print (a[2] >= 45 && a[2] <= 55 && b[2] >= 25 && b[2] <= 35 && c[2] >= 15 && c[2] <= 25) ? 0 : 1 }')
+	check "--nvtx: forward/backward/optimizer at the root, 50/30/20 % within 5 points ($shares)" "$ok"
+	"$BUILD/stackfold" "$T/p.sc" > "$T/pn"
+	! grep -q '^step;' "$T/pn"
+	check "without --nvtx no range frames" $?
+else
+	echo "# no NVTX3 headers: the NVTX cases are skipped"
+fi
