@@ -57,7 +57,12 @@ SAMPLE_PROGS := $(patsubst samples/capture/%.c,$(BUILD)/samples/%,$(wildcard sam
 SAMPLE_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	$(WARN) -pthread
 
-all: $(BINS) $(BUILD)/libstackcap.so $(SAMPLE_PROGS)
+# CUDA samples, when nvcc is there (they need a GPU to run, not to build).
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+HAVE_NVCC := $(wildcard $(NVCC))
+CUDA_SAMPLES := $(if $(HAVE_NVCC),$(patsubst samples/cuda/%.cu,$(BUILD)/samples/cuda/%,$(wildcard samples/cuda/*.cu)))
+
+all: $(BINS) $(BUILD)/libstackcap.so $(SAMPLE_PROGS) $(CUDA_SAMPLES)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -89,6 +94,10 @@ $(BUILD)/stackcap: $(BUILD)/capture/stackcap.o $(BUILD)/libflamekit.a
 $(BUILD)/samples/%: samples/capture/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SAMPLE_CFLAGS) $< -o $@
+
+$(BUILD)/samples/cuda/%: samples/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -g -lineinfo -o $@ $<
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -57,5 +57,26 @@ sc=$BUILD/stackcap
 	"$out/alloc_pattern.peak.folded.txt" > "$out/alloc_pattern.peak.svg"
 made="$made $out/cpu_shares.svg $out/cpu_shares.info.txt $out/alloc_pattern.html $out/alloc_pattern.peak.svg $out/alloc_pattern.leaks.folded.txt"
 
+# CUDA samples: built when nvcc is there, captured when a GPU is.
+if [ -x "$BUILD/samples/cuda/gelu" ] && "$BUILD/samples/cuda/gelu" fused 1024 1 > /dev/null 2>&1; then
+	for mode in manual fused; do
+		"$sc" -o "$out/gelu_$mode.stackcap" "$BUILD/samples/cuda/gelu" $mode > /dev/null
+		"$sf" --metric self_cuda_time_total "$out/gelu_$mode.stackcap" > "$out/gelu_${mode}_gpu.folded.txt"
+		"$fg" --title "GELU $mode: GPU time by launching stack" --countname us \
+			"$out/gelu_${mode}_gpu.folded.txt" > "$out/gelu_${mode}_gpu.svg"
+		made="$made $out/gelu_${mode}_gpu.svg"
+	done
+	for s in dataloader sync tiny_ops memory_churn; do
+		"$sc" -o "$out/scenario_$s.stackcap" "$BUILD/samples/cuda/scenarios" --scenario $s > "$out/scenario_$s.json"
+		"$sf" --nvtx "$out/scenario_$s.stackcap" | "$fg" --title "$s: CPU" --countname us > "$out/scenario_${s}_cpu.svg"
+		"$sf" --nvtx --metric self_cuda_time_total "$out/scenario_$s.stackcap" |
+			"$fg" --title "$s: GPU" --countname us > "$out/scenario_${s}_gpu.svg"
+		"$mt" --device cuda:0 "$out/scenario_$s.stackcap" -o "$out/scenario_${s}_memory.html"
+		made="$made $out/scenario_$s.json $out/scenario_${s}_cpu.svg $out/scenario_${s}_gpu.svg $out/scenario_${s}_memory.html"
+	done
+elif [ -x "$BUILD/samples/cuda/gelu" ]; then
+	echo "demo: CUDA samples built, not run (no usable GPU here)"
+fi
+
 echo "demo: rendered the samples:"
 for f in $made; do echo "  $f"; done

@@ -143,7 +143,9 @@ static void chunk(struct fk_cap_buf *file, uint16_t type, struct fk_cap_buf *pay
 	payload->len = 0;
 }
 
-static char *write_capture(void)
+/* kernels_first: the GPU records land in the file before the API calls
+ * that made them (CUPTI delivers buffers late, or early): same result. */
+static char *write_capture(bool kernels_first)
 {
 	struct buffer b;
 	void *overhead;
@@ -186,9 +188,15 @@ static char *write_capture(void)
 	}
 	fk_cap_put_u8(&p, FK_CAP_API_LINK);
 	fk_cap_put_uvarint(&p, 9), fk_cap_put_uvarint(&p, 20);
-	chunk(&file, FK_CAP_GPU_API, &p);
-	chunk(&file, FK_CAP_GPU_KERNELS, &kernels);
-	chunk(&file, FK_CAP_GPU_MEMORY, &memory);
+	if (kernels_first) {
+		chunk(&file, FK_CAP_GPU_KERNELS, &kernels);
+		chunk(&file, FK_CAP_GPU_MEMORY, &memory);
+		chunk(&file, FK_CAP_GPU_API, &p);
+	} else {
+		chunk(&file, FK_CAP_GPU_API, &p);
+		chunk(&file, FK_CAP_GPU_KERNELS, &kernels);
+		chunk(&file, FK_CAP_GPU_MEMORY, &memory);
+	}
 	for (int i = 0; i < 4; i++)
 		fk_cap_put_uvarint(&p, 0);
 	chunk(&file, FK_CAP_END, &p);
@@ -225,12 +233,9 @@ static char *fold(const struct fk_capture *c, enum fk_cap_metric m, bool no_kern
 	return text;
 }
 
-static void test_capture_gpu_fold(void **state)
+static void check_capture(bool kernels_first)
 {
-	(void)state;
-	if (!next_record)
-		skip();
-	char *path = write_capture();
+	char *path = write_capture(kernels_first);
 	struct fk_diag d;
 	fk_diag_init(&d, "test");
 	struct fk_capture c;
@@ -271,11 +276,47 @@ static void test_capture_gpu_fold(void **state)
 	free(path);
 }
 
+static void test_capture_gpu_fold(void **state)
+{
+	(void)state;
+	if (!next_record)
+		skip();
+	check_capture(false);
+}
+
+static void test_capture_gpu_records_before_calls(void **state)
+{
+	(void)state;
+	if (!next_record)
+		skip();
+	check_capture(true);
+}
+
+/* CUPTI's count of records it dropped (no buffer) reaches the capture. */
+static void test_dropped_records(void **state)
+{
+	(void)state;
+	struct gpu_emit e = { 0 };
+	gpu_emit_dropped(&e, 0);
+	gpu_emit_dropped(&e, 17);
+	struct fk_cap_buf kernels, memory;
+	gpu_emit_take(&e, &kernels, &memory);
+	struct fk_cap_cursor c = { kernels.p, kernels.p + kernels.len, false };
+	assert_int_equal(fk_cap_get_u8(&c), FK_CAP_GPU_DROPPED);
+	assert_int_equal(fk_cap_get_uvarint(&c), 17);
+	assert_false(fk_cap_more(&c));
+	fk_cap_buf_free(&kernels);
+	fk_cap_buf_free(&memory);
+	gpu_emit_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_real_cupti),
 		cmocka_unit_test(test_capture_gpu_fold),
+		cmocka_unit_test(test_capture_gpu_records_before_calls),
+		cmocka_unit_test(test_dropped_records),
 	};
 	return cmocka_run_group_tests(tests, load_cupti, NULL);
 }
