@@ -521,6 +521,8 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 	if (ok && c->ngmem && corr_index_build(&x, c)) {
 		for (size_t i = 0; ok && i < c->ngmem; i++) {
 			const struct fk_cap_gpu_mem *m = &c->gmem[i];
+			if (m->kind == FK_CAP_POOL)
+				continue; /* reserved memory: fk_capture_max_reserved */
 			const struct fk_cap_api *a = api_of(&x, m->corr);
 			struct fk_mem_event ev = {
 				.t_ns = (int64_t)(m->t + (c->gpu_monotonic ? c->real_minus_mono : 0)),
@@ -545,6 +547,73 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 	free(order);
 	free(live);
 	return ok;
+}
+
+/* ---- reserved GPU memory ---- */
+
+static int gmem_by_time(const void *x, const void *y)
+{
+	const struct fk_cap_gpu_mem *a = *(const struct fk_cap_gpu_mem *const *)x;
+	const struct fk_cap_gpu_mem *b = *(const struct fk_cap_gpu_mem *const *)y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
+{
+	size_t n = 0;
+	bool pools = false;
+	for (size_t i = 0; i < c->ngmem; i++)
+		if (c->gmem[i].device == device) {
+			n++;
+			pools |= c->gmem[i].kind == FK_CAP_POOL;
+		}
+	if (!pools)
+		return -1;
+	const struct fk_cap_gpu_mem **order = malloc(n * sizeof *order);
+	struct { uint64_t addr, size; } *pool = calloc(n, sizeof *pool);
+	struct { uint64_t addr, bytes; } *direct = calloc(n, sizeof *direct);
+	int64_t max = -1;
+	if (order && pool && direct) {
+		size_t k = 0, npools = 0, ndirect = 0;
+		for (size_t i = 0; i < c->ngmem; i++)
+			if (c->gmem[i].device == device)
+				order[k++] = &c->gmem[i];
+		qsort(order, n, sizeof *order, gmem_by_time);
+		/* Reserved: every pool's size, plus what was allocated outside pools. */
+		int64_t reserved = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct fk_cap_gpu_mem *m = order[i];
+			if (m->kind == FK_CAP_POOL) {
+				size_t j = 0;
+				while (j < npools && pool[j].addr != m->addr)
+					j++;
+				if (j == npools)
+					pool[npools++].addr = m->addr;
+				uint64_t size = m->pool_op == 2 ? 0 : m->bytes; /* destroyed */
+				reserved += (int64_t)size - (int64_t)pool[j].size;
+				pool[j].size = size;
+			} else if (!m->async && m->kind == FK_CAP_ALLOC) {
+				direct[ndirect].addr = m->addr;
+				direct[ndirect++].bytes = m->bytes;
+				reserved += (int64_t)m->bytes;
+			} else if (!m->async) {
+				for (size_t j = ndirect; j-- > 0;)
+					if (direct[j].addr == m->addr && direct[j].bytes) {
+						reserved -= (int64_t)direct[j].bytes;
+						direct[j].bytes = 0;
+						break;
+					}
+			}
+			if (reserved > max)
+				max = reserved;
+		}
+	}
+	free(order);
+	free(pool);
+	free(direct);
+	return max;
 }
 
 /* ---- info ---- */

@@ -203,13 +203,22 @@ static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
 	while (fk_cap_more(k)) {
 		struct fk_cap_gpu_mem m = { 0 };
 		m.kind = fk_cap_get_u8(k);
-		m.corr = (uint32_t)fk_cap_get_uvarint(k);
-		m.device = (uint32_t)fk_cap_get_uvarint(k);
-		m.addr = fk_cap_get_uvarint(k);
-		m.bytes = fk_cap_get_uvarint(k);
-		m.t = fk_cap_get_uvarint(k);
-		fk_cap_get_u8(k), fk_cap_get_u8(k); /* memory kind, async */
-		if (k->bad || (m.kind != FK_CAP_ALLOC && m.kind != FK_CAP_FREE)) {
+		if (m.kind == FK_CAP_POOL) {
+			m.device = (uint32_t)fk_cap_get_uvarint(k);
+			m.addr = fk_cap_get_uvarint(k);
+			m.pool_op = fk_cap_get_u8(k);
+			m.bytes = fk_cap_get_uvarint(k);
+			m.t = fk_cap_get_uvarint(k);
+		} else {
+			m.corr = (uint32_t)fk_cap_get_uvarint(k);
+			m.device = (uint32_t)fk_cap_get_uvarint(k);
+			m.addr = fk_cap_get_uvarint(k);
+			m.bytes = fk_cap_get_uvarint(k);
+			m.t = fk_cap_get_uvarint(k);
+			fk_cap_get_u8(k); /* memory kind */
+			m.async = fk_cap_get_u8(k);
+		}
+		if (k->bad || m.kind < FK_CAP_ALLOC || m.kind > FK_CAP_POOL) {
 			k->bad = true;
 			break;
 		}

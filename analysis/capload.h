@@ -45,10 +45,12 @@ struct fk_cap_gpu_op {
 	uint8_t copy_kind;   /* memcpy: CUPTI's CUpti_ActivityMemcpyKind */
 };
 
-struct fk_cap_gpu_mem { /* CUPTI MEMORY2: a GPU allocation or free */
-	uint64_t t, addr, bytes;
+struct fk_cap_gpu_mem { /* CUPTI MEMORY2 (allocation, free) or MEMORY_POOL */
+	uint64_t t, addr, bytes; /* a pool: its size after the operation */
 	uint32_t corr, device;
-	uint8_t kind;        /* FK_CAP_ALLOC or FK_CAP_FREE */
+	uint8_t kind;        /* FK_CAP_ALLOC, FK_CAP_FREE, FK_CAP_POOL */
+	uint8_t async;       /* from a stream-ordered pool (cudaMallocAsync) */
+	uint8_t pool_op;     /* FK_CAP_POOL: 1 created, 2 destroyed, 3 trimmed */
 };
 
 struct fk_cap_api { /* a CUDA API call with the host stack that made it */
@@ -151,6 +153,11 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
  * symbolized stacks), epoch-ns times. */
 bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		       struct fk_mem_timeline *tl, struct fk_diag *d);
+
+/* The most GPU memory device reserved: pool sizes plus allocations made
+ * outside pools; -1 when the capture saw no pool (then reserved is what
+ * was allocated). */
+int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device);
 
 /* A moment on a thread, and the NVTX push/pop ranges open there then,
  * outermost first, ';'-joined ("" when none). */

@@ -39,6 +39,8 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			/* No --device: like torch, cuda:0 when there is GPU memory, else the host. */
 			if (device == FK_MEM_DEVICE_ANY)
 				device = c.ngmem ? 0 : FK_MEM_DEVICE_CPU;
+			if (device >= 0)
+				tl->max_reserved = fk_capture_max_reserved(&c, (uint32_t)device);
 			fk_capture_free(&c);
 			if (!ok)
 				return false;

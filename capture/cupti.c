@@ -291,6 +291,7 @@ static bool start(void)
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, /* never KIND_KERNEL: it serializes */
 		CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD,
+		CUPTI_ACTIVITY_KIND_MEMORY_POOL, /* reserved memory of cudaMallocAsync pools */
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
 		rc = cu.activity_enable(kinds[i]);

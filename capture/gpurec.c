@@ -154,6 +154,16 @@ void gpu_emit_record(struct gpu_emit *e, const CUpti_Activity *r)
 		fk_cap_put_u8(&e->memory, m->isAsync);
 		break;
 	}
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: {
+		const CUpti_ActivityMemoryPool3 *p = (const CUpti_ActivityMemoryPool3 *)r;
+		fk_cap_put_u8(&e->memory, FK_CAP_POOL);
+		fk_cap_put_uvarint(&e->memory, p->deviceId);
+		fk_cap_put_uvarint(&e->memory, p->address);
+		fk_cap_put_u8(&e->memory, (uint8_t)p->memoryPoolOperationType);
+		fk_cap_put_uvarint(&e->memory, p->size);
+		fk_cap_put_uvarint(&e->memory, p->timestamp);
+		break;
+	}
 	default:
 		e->unknown++;
 	}

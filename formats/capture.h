@@ -49,8 +49,8 @@ enum fk_cap_chunk_type {
  * while the thread blocked the sampling signal: where it went is unknown. */
 #define FK_CAP_IP_SIGNAL_BLOCKED 1
 
-/* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds. */
-enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2 };
+/* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU only). */
+enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2, FK_CAP_POOL = 3 };
 
 /* FK_CAP_GPU_KERNELS record tags. */
 enum {

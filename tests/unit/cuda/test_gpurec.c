@@ -5,7 +5,8 @@
  * GPU time per launching stack (kernel names as leaves, interned once),
  * driver calls linked to their runtime call, a record whose call was never
  * seen, records without timestamps, CUPTI's overhead data freed, GPU
- * allocations per stack and as a memory timeline of device 0.
+ * allocations per stack and as a memory timeline of device 0, and the
+ * reserved memory a cudaMallocAsync pool adds.
  * Built only where the CUDA toolkit's headers are (Makefile).
  */
 #include <dlfcn.h>
@@ -78,6 +79,12 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 	CUpti_ActivityMemory4 release = alloc;
 	release.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
 	release.timestamp = 6000, release.correlationId = 14;
+	/* A cudaMallocAsync pool of 64 MiB, created before the 1 MiB cudaMalloc:
+	 * reserved peaks at 65 MiB. */
+	CUpti_ActivityMemoryPool3 pool = { .kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL,
+					   .memoryPoolOperationType =
+						   CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED,
+					   .address = 0x9000, .size = 64 << 20, .timestamp = 1200 };
 	*overhead_data = malloc(32); /* ours to free, says CUPTI 13 */
 	CUpti_ActivityOverhead3 over = { .kind = CUPTI_ACTIVITY_KIND_OVERHEAD, .start = 10,
 					 .end = 20, .overheadData = *overhead_data };
@@ -90,6 +97,7 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 	put(b, &alloc, sizeof alloc);
 	put(b, &release, sizeof release);
 	put(b, &over, sizeof over);
+	put(b, &pool, sizeof pool);
 }
 
 static void test_walk_real_cupti(void **state)
@@ -102,9 +110,9 @@ static void test_walk_real_cupti(void **state)
 	char *name = strdup("gelu_kernel");
 	build(&b, &overhead, name);
 	struct gpu_emit e = { 0 };
-	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 9);
+	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 10);
 	free(name);
-	assert_int_equal(e.records, 9);
+	assert_int_equal(e.records, 10);
 	assert_int_equal(e.no_timestamp, 1);
 	assert_int_equal(e.overhead, 1);
 	assert_int_equal(e.next_name, 2); /* gelu_kernel once, lonely */
@@ -257,6 +265,8 @@ static void check_capture(bool kernels_first)
 	text = fold(&c, FK_METRIC_GPU_ALLOC_BYTES, false);
 	assert_string_equal(text, "[unknown] 1048576\n");
 	free(text);
+	assert_int_equal(fk_capture_max_reserved(&c, 0), (64 << 20) + (1 << 20));
+	assert_int_equal(fk_capture_max_reserved(&c, 1), -1); /* no pool seen there */
 	struct fk_mem_timeline tl;
 	fk_mem_init(&tl);
 	assert_true(fk_capture_memory(&c, 0, &tl, &d));
