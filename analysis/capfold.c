@@ -229,6 +229,29 @@ static const struct fk_cap_api *api_of(const struct corr_index *x, uint32_t corr
 	return NULL;
 }
 
+static int graph_by_id(const void *x, const void *y)
+{
+	const struct fk_cap_graph_node *a = x, *b = y;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The node that made a graph kernel: through clones to the original.
+ * sorted: the capture's graph records, sorted by id. */
+static const struct fk_cap_graph_node *graph_node_of(const struct fk_cap_graph_node *sorted,
+						     size_t n, uint64_t id)
+{
+	for (int hops = 0; id && hops < 16; hops++) {
+		struct fk_cap_graph_node key = { .id = id };
+		const struct fk_cap_graph_node *found = bsearch(&key, sorted, n, sizeof key, graph_by_id);
+		if (!found)
+			return NULL;
+		if (!found->original)
+			return found;
+		id = found->original;
+	}
+	return NULL;
+}
+
 static const char *copy_kind_name(uint8_t kind)
 {
 	static const char *const names[] = { "[memcpy]", "[memcpy HtoD]", "[memcpy DtoH]",
@@ -329,6 +352,15 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		}
 	}
 #define PATH_OF(a) (api_path && (a) ? api_path[(a) - c->apis] : NULL)
+	struct fk_cap_graph_node *graph = NULL;
+	if (ok && c->ngraph) {
+		graph = malloc(c->ngraph * sizeof *graph);
+		ok = graph != NULL;
+		if (ok) {
+			memcpy(graph, c->graph, c->ngraph * sizeof *graph);
+			qsort(graph, c->ngraph, sizeof *graph, graph_by_id);
+		}
+	}
 	if (o->metric == FK_METRIC_SELF_CUDA) {
 		for (size_t i = 0; ok && i < c->nops; i++) {
 			const struct fk_cap_gpu_op *op = &c->ops[i];
@@ -337,11 +369,16 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			const struct fk_cap_api *a = api_of(&x, op->corr);
 			if (!a && op->runtime_corr)
 				a = api_of(&x, op->runtime_corr);
+			/* A graph replay: the code that captured the node, when known. */
+			const struct fk_cap_graph_node *g =
+				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
 			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
 					   : op->name < c->nnames && c->names[op->name] ? c->names[op->name]
 					   : "[kernel]";
-			ok = add_leaf(into, t, o, PATH_OF(a), a ? a->tid : 0, a ? a->node : UINT32_MAX,
+			uint32_t tid = g ? g->tid : a ? a->tid : 0;
+			uint32_t node = g ? g->node : a ? a->node : UINT32_MAX;
+			ok = add_leaf(into, t, o, PATH_OF(a), tid, node,
 				      o->no_kernel_frames ? NULL : leaf, op->dur, 3, key, cap);
 		}
 	} else {
@@ -355,6 +392,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		}
 	}
 #undef PATH_OF
+	free(graph);
 	free(when);
 	free(api_path);
 	fk_arena_free(&arena);

@@ -74,6 +74,22 @@ static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
 			c->nlinks++;
 			continue;
 		}
+		if (tag == FK_CAP_API_GRAPH_NODE || tag == FK_CAP_API_GRAPH_CLONE) {
+			struct fk_cap_graph_node g = { 0 };
+			g.id = fk_cap_get_uvarint(k);
+			if (tag == FK_CAP_API_GRAPH_CLONE) {
+				g.original = fk_cap_get_uvarint(k);
+			} else {
+				g.tid = (uint32_t)fk_cap_get_uvarint(k);
+				g.node = (uint32_t)fk_cap_get_uvarint(k);
+			}
+			if (k->bad)
+				break;
+			if (!grow((void **)&c->graph, &c->graph_cap, c->ngraph + 1, sizeof *c->graph))
+				return false;
+			c->graph[c->ngraph++] = g;
+			continue;
+		}
 		if (tag != FK_CAP_API_CALL) {
 			k->bad = true;
 			break;
@@ -126,7 +142,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.name = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k); /* graph node */
+			op.graph_node = fk_cap_get_uvarint(k);
 			break;
 		case FK_CAP_GPU_MEMCPY:
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
@@ -499,6 +515,7 @@ void fk_capture_free(struct fk_capture *c)
 	free(c->gpu_status);
 	free(c->apis);
 	free(c->links);
+	free(c->graph);
 	free(c->ops);
 	free(c->gmem);
 	for (size_t i = 0; i < c->nnames; i++)

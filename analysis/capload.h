@@ -40,6 +40,7 @@ struct fk_cap_alloc {
 struct fk_cap_gpu_op {
 	uint64_t start, dur; /* ns, in the capture's GPU clock */
 	uint64_t bytes;
+	uint64_t graph_node; /* kernels replayed from a CUDA graph: its node; 0 none */
 	uint32_t corr, runtime_corr, device, name; /* name: kernels only, 0 none */
 	uint8_t tag;         /* FK_CAP_GPU_KERNEL, _MEMCPY, _MEMSET, _SYNC */
 	uint8_t copy_kind;   /* memcpy: CUPTI's CUpti_ActivityMemcpyKind */
@@ -101,6 +102,8 @@ struct fk_capture {
 	size_t napis, apis_cap;
 	uint32_t (*links)[2];     /* driver corr -> runtime corr */
 	size_t nlinks, links_cap;
+	struct fk_cap_graph_node { uint64_t id, original; uint32_t tid, node; } *graph;
+	size_t ngraph, graph_cap; /* nodes (original 0, a stack) and clones */
 	struct fk_cap_gpu_op *ops;
 	size_t nops, ops_cap;
 	struct fk_cap_gpu_mem *gmem;

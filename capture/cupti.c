@@ -43,6 +43,7 @@ static struct {
 	CUptiResult (*timestamp_callback)(CUpti_TimestampCallbackFunc);
 	CUptiResult (*thread_id_type)(CUpti_ActivityThreadIdType);
 	CUptiResult (*result_string)(CUptiResult, const char **);
+	CUptiResult (*graph_node_id)(CUgraphNode, uint64_t *);
 } cu;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -126,6 +127,36 @@ static void record_link(uint32_t driver, uint32_t runtime)
 	ring_commit(&ts->events, tail);
 }
 
+/* A CUDA graph node: created (the code that captured or added it, with
+ * its stack) or cloned at instantiation (linked to its original). */
+static void record_graph_node(uint64_t node, uint64_t original)
+{
+	struct thread_state *ts = shim_thread;
+	if (!ts || shim_guard)
+		return;
+	shim_guard++;
+	ts->in_tracer = 1;
+	uint64_t ips[MAX_FRAMES];
+	uint32_t n = original ? 0 : shim_unwind_here(ips, MAX_FRAMES, 0);
+	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + (n + 1) * sizeof(uint64_t));
+	uint64_t tail;
+	struct rec_gpu_api *r = (struct rec_gpu_api *)ring_reserve(&ts->events, size, &tail);
+	if (r) {
+		r->h.type = REC_GPU_GRAPH;
+		r->t_ns = original; /* the original node, for a clone */
+		r->corr = (uint32_t)node;
+		r->cbid = (uint32_t)(node >> 32);
+		r->domain = 0;
+		r->nframes = n;
+		memcpy(r->ips, ips, n * sizeof *ips);
+		ring_commit(&ts->events, tail);
+	} else {
+		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+	}
+	ts->in_tracer = 0;
+	shim_guard--;
+}
+
 static bool is_wanted(int d, uint32_t cbid)
 {
 	return cbid < 1024 && (wanted[d][cbid / 8] >> (cbid % 8) & 1);
@@ -135,6 +166,18 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 			    const void *data)
 {
 	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		const CUpti_ResourceData *rd = data;
+		const CUpti_GraphData *g = rd ? rd->resourceDescriptor : NULL;
+		uint64_t id = 0, original = 0;
+		if (!g || !cu.graph_node_id || cu.graph_node_id(g->node, &id) != CUPTI_SUCCESS)
+			return;
+		if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED &&
+		    cu.graph_node_id(g->originalNode, &original) != CUPTI_SUCCESS)
+			return;
+		record_graph_node(id, original);
+		return;
+	}
 	const CUpti_CallbackData *cb = data;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && is_wanted(0, cbid)) {
 		if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -264,6 +307,7 @@ static bool start(void)
 	RESOLVE(timestamp_callback, "cuptiActivityRegisterTimestampCallback");
 	RESOLVE(thread_id_type, "cuptiSetThreadIdType");
 	RESOLVE(result_string, "cuptiGetResultString");
+	RESOLVE(graph_node_id, "cuptiGetGraphNodeId");
 	if (!cu.subscribe || !cu.enable_callback || !cu.get_callback_name || !cu.activity_enable ||
 	    !cu.register_callbacks || !cu.get_next_record || !cu.flush_all) {
 		set_status("off: %s lacks a CUPTI function (%s)", "libcupti", CUPTI_ERROR_UNKNOWN);
@@ -301,6 +345,10 @@ static bool start(void)
 		}
 	}
 	enable_callbacks(sub);
+	/* CUDA graphs: kernels replayed from a graph are charged to the code
+	 * that captured their node, not only to the graph launch. */
+	cu.enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+	cu.enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 	if (cu.flush_period)
 		cu.flush_period(FLUSH_PERIOD_MS); /* a killed run loses little */
 	pthread_mutex_lock(&lock);

@@ -24,7 +24,7 @@
 
 /* Ring record types. */
 enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3, REC_GPU_API = 4, REC_GPU_LINK = 5,
-       REC_NVTX = 6 };
+       REC_NVTX = 6, REC_GPU_GRAPH = 7 };
 
 #define NVTX_NAME_MAX 256 /* longer range names are cut */
 
@@ -58,7 +58,9 @@ struct rec_alloc {
 };
 
 /* A CUDA API call's host stack (REC_GPU_API), or a driver call inside a
- * runtime call (REC_GPU_LINK: corr = driver id, cbid = runtime id). */
+ * runtime call (REC_GPU_LINK: corr = driver id, cbid = runtime id), or a
+ * CUDA graph node (REC_GPU_GRAPH: node id = cbid << 32 | corr; t_ns = the
+ * original node when it is a clone, else 0 and the stack that made it). */
 struct rec_gpu_api {
 	struct ring_record h;
 	uint64_t t_ns;

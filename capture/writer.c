@@ -126,6 +126,19 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_uvarint(&c->nvtx, v->id);
 		fk_cap_put_string(&c->nvtx, v->name, v->len);
 		c->t_nvtx = v->t_ns;
+	} else if (rec->type == REC_GPU_GRAPH) {
+		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
+		uint64_t node = (uint64_t)g->cbid << 32 | g->corr;
+		if (g->t_ns) {
+			fk_cap_put_u8(&c->gpu_api, FK_CAP_API_GRAPH_CLONE);
+			fk_cap_put_uvarint(&c->gpu_api, node);
+			fk_cap_put_uvarint(&c->gpu_api, g->t_ns);
+		} else {
+			fk_cap_put_u8(&c->gpu_api, FK_CAP_API_GRAPH_NODE);
+			fk_cap_put_uvarint(&c->gpu_api, node);
+			fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->ts->tid);
+			fk_cap_put_uvarint(&c->gpu_api, intern_stack(&c->stacks, g->ips, g->nframes));
+		}
 	} else if (rec->type == REC_GPU_API || rec->type == REC_GPU_LINK) {
 		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
 		if (rec->type == REC_GPU_LINK) {

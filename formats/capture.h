@@ -77,6 +77,8 @@ enum {
 enum {
 	FK_CAP_API_CALL = 1, /* a CUDA API call and the host stack that made it */
 	FK_CAP_API_LINK = 2, /* a driver call inside a runtime call: same stack */
+	FK_CAP_API_GRAPH_NODE = 3,  /* a CUDA graph node and the stack that made it */
+	FK_CAP_API_GRAPH_CLONE = 4, /* a node cloned from another (instantiation) */
 };
 
 /* Header flags. */

@@ -6,7 +6,8 @@
  * driver calls linked to their runtime call, a record whose call was never
  * seen, records without timestamps, CUPTI's overhead data freed, GPU
  * allocations per stack and as a memory timeline of device 0, and the
- * reserved memory a cudaMallocAsync pool adds.
+ * reserved memory a cudaMallocAsync pool adds, and a kernel replayed from
+ * a CUDA graph charged to the code that captured its node.
  * Built only where the CUDA toolkit's headers are (Makefile).
  */
 #include <dlfcn.h>
@@ -69,6 +70,11 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 				       .correlationId = 9, .runtimeCorrelationId = 0 };
 	CUpti_ActivityMemset4 set = { .kind = CUPTI_ACTIVITY_KIND_MEMSET, .bytes = 64,
 				      .start = 4000, .end = 4010, .correlationId = 11 };
+	/* Replayed from a CUDA graph: node 0x500 (a clone of 0x400), launched
+	 * by call 30. */
+	CUpti_ActivityKernel10 replay = k1;
+	replay.start = 7000, replay.end = 7050, replay.correlationId = 30;
+	replay.name = "graph_kernel", replay.graphNodeId = 0x500;
 	CUpti_ActivityKernel10 orphan = k1;
 	orphan.start = 5000, orphan.end = 5100, orphan.correlationId = 99, orphan.name = "lonely";
 	CUpti_ActivityMemory4 alloc = { .kind = CUPTI_ACTIVITY_KIND_MEMORY2,
@@ -98,6 +104,7 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 	put(b, &release, sizeof release);
 	put(b, &over, sizeof over);
 	put(b, &pool, sizeof pool);
+	put(b, &replay, sizeof replay);
 }
 
 static void test_walk_real_cupti(void **state)
@@ -110,12 +117,12 @@ static void test_walk_real_cupti(void **state)
 	char *name = strdup("gelu_kernel");
 	build(&b, &overhead, name);
 	struct gpu_emit e = { 0 };
-	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 10);
+	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 11);
 	free(name);
-	assert_int_equal(e.records, 10);
+	assert_int_equal(e.records, 11);
 	assert_int_equal(e.no_timestamp, 1);
 	assert_int_equal(e.overhead, 1);
-	assert_int_equal(e.next_name, 2); /* gelu_kernel once, lonely */
+	assert_int_equal(e.next_name, 3); /* gelu_kernel once, lonely, graph_kernel */
 	struct fk_cap_buf kernels, memory;
 	gpu_emit_take(&e, &kernels, &memory);
 	/* The first record defines the name, the kernels use it. */
@@ -196,6 +203,15 @@ static char *write_capture(bool kernels_first)
 	}
 	fk_cap_put_u8(&p, FK_CAP_API_LINK);
 	fk_cap_put_uvarint(&p, 9), fk_cap_put_uvarint(&p, 20);
+	/* The graph: launched by call 30 from stack 1, but its node 0x400 was
+	 * captured at stack 2 and cloned as 0x500 when instantiated. */
+	fk_cap_put_u8(&p, FK_CAP_API_CALL);
+	fk_cap_put_uvarint(&p, 42), fk_cap_put_uvarint(&p, 30), fk_cap_put_u8(&p, 1);
+	fk_cap_put_uvarint(&p, 311), fk_cap_put_uvarint(&p, 1), fk_cap_put_svarint(&p, 10);
+	fk_cap_put_u8(&p, FK_CAP_API_GRAPH_NODE);
+	fk_cap_put_uvarint(&p, 0x400), fk_cap_put_uvarint(&p, 42), fk_cap_put_uvarint(&p, 2);
+	fk_cap_put_u8(&p, FK_CAP_API_GRAPH_CLONE);
+	fk_cap_put_uvarint(&p, 0x500), fk_cap_put_uvarint(&p, 0x400);
 	if (kernels_first) {
 		chunk(&file, FK_CAP_GPU_KERNELS, &kernels);
 		chunk(&file, FK_CAP_GPU_MEMORY, &memory);
@@ -257,10 +273,11 @@ static void check_capture(bool kernels_first)
 	assert_string_equal(text, "[no host stack];lonely 0.1\n"
 				  "[unknown];[memset] 0.01\n"
 				  "[unknown];[unknown];[memcpy HtoD] 0.4\n"
-				  "[unknown];[unknown];gelu_kernel 0.5\n");
+				  "[unknown];[unknown];gelu_kernel 0.5\n"
+				  "[unknown];[unknown];graph_kernel 0.05\n");
 	free(text);
 	text = fold(&c, FK_METRIC_SELF_CUDA, true);
-	assert_string_equal(text, "[no host stack] 0.1\n[unknown] 0.01\n[unknown];[unknown] 0.9\n");
+	assert_string_equal(text, "[no host stack] 0.1\n[unknown] 0.01\n[unknown];[unknown] 0.95\n");
 	free(text);
 	text = fold(&c, FK_METRIC_GPU_ALLOC_BYTES, false);
 	assert_string_equal(text, "[unknown] 1048576\n");
