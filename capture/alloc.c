@@ -120,9 +120,8 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 	uint32_t nframes = type == REC_ALLOC ? shim_unwind_here(ips, MAX_FRAMES, 3) : 0;
 	uint32_t size = (uint32_t)(sizeof(struct rec_alloc) + nframes * sizeof(uint64_t));
 	uint64_t tail;
-	struct rec_alloc *r = (struct rec_alloc *)ring_reserve(&ts->events, size, &tail);
+	struct rec_alloc *r = (struct rec_alloc *)shim_event_reserve(ts, size, type, &tail);
 	if (r) {
-		r->h.type = type;
 		r->t_ns = shim_now_ns();
 		r->addr = (uint64_t)(uintptr_t)p;
 		r->size = n;
@@ -132,8 +131,6 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 		ring_commit(&ts->events, tail);
 		if (ring_used(&ts->events) > ts->events.size / 2)
 			writer_kick();
-	} else {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
 	}
 	ts->in_tracer = 0;
 	shim_guard--;

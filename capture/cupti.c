@@ -89,9 +89,8 @@ static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 	uint32_t n = shim_unwind_here(ips, MAX_FRAMES, 0);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + n * sizeof(uint64_t));
 	uint64_t tail;
-	struct rec_gpu_api *r = (struct rec_gpu_api *)ring_reserve(&ts->events, size, &tail);
+	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_API, &tail);
 	if (r) {
-		r->h.type = REC_GPU_API;
 		r->t_ns = shim_now_ns();
 		r->corr = corr;
 		r->cbid = cbid;
@@ -99,8 +98,6 @@ static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 		r->nframes = n;
 		memcpy(r->ips, ips, n * sizeof *ips);
 		ring_commit(&ts->events, tail);
-	} else {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
 	}
 	ts->in_tracer = 0;
 	shim_guard--;
@@ -112,13 +109,10 @@ static void record_link(uint32_t driver, uint32_t runtime)
 	if (!ts)
 		return;
 	uint64_t tail;
-	struct rec_gpu_api *r =
-		(struct rec_gpu_api *)ring_reserve(&ts->events, sizeof(struct rec_gpu_api), &tail);
-	if (!r) {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(
+		ts, sizeof(struct rec_gpu_api), REC_GPU_LINK, &tail);
+	if (!r)
 		return;
-	}
-	r->h.type = REC_GPU_LINK;
 	r->t_ns = 0;
 	r->corr = driver;
 	r->cbid = runtime;
@@ -140,9 +134,8 @@ static void record_graph_node(uint64_t node, uint64_t original)
 	uint32_t n = original ? 0 : shim_unwind_here(ips, MAX_FRAMES, 0);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + (n + 1) * sizeof(uint64_t));
 	uint64_t tail;
-	struct rec_gpu_api *r = (struct rec_gpu_api *)ring_reserve(&ts->events, size, &tail);
+	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_GRAPH, &tail);
 	if (r) {
-		r->h.type = REC_GPU_GRAPH;
 		r->t_ns = original; /* the original node, for a clone */
 		r->corr = (uint32_t)node;
 		r->cbid = (uint32_t)(node >> 32);
@@ -150,8 +143,6 @@ static void record_graph_node(uint64_t node, uint64_t original)
 		r->nframes = n;
 		memcpy(r->ips, ips, n * sizeof *ips);
 		ring_commit(&ts->events, tail);
-	} else {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
 	}
 	ts->in_tracer = 0;
 	shim_guard--;

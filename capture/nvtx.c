@@ -27,12 +27,9 @@ static void record(uint32_t op, uint64_t id, const char *name)
 	size_t len = name ? strnlen(name, NVTX_NAME_MAX) : 0;
 	uint32_t size = (uint32_t)((sizeof(struct rec_nvtx) + len + 7) & ~(size_t)7);
 	uint64_t tail;
-	struct rec_nvtx *r = (struct rec_nvtx *)ring_reserve(&ts->events, size, &tail);
-	if (!r) {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+	struct rec_nvtx *r = (struct rec_nvtx *)shim_event_reserve(ts, size, REC_NVTX, &tail);
+	if (!r)
 		return;
-	}
-	r->h.type = REC_NVTX;
 	r->t_ns = shim_now_ns();
 	r->op = op;
 	r->len = (uint32_t)len;

@@ -97,6 +97,20 @@ struct shim_config {
 	char output[4096];
 };
 
+/* Room for an event record in the thread's event ring, or NULL with the
+ * drop counted; then ring_commit(&ts->events, tail) after filling it. */
+static inline struct ring_record *shim_event_reserve(struct thread_state *ts, uint32_t size,
+						     uint32_t type, uint64_t *tail)
+{
+	struct ring_record *r = ring_reserve(&ts->events, size, tail);
+	if (!r) {
+		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+		return NULL;
+	}
+	r->type = type;
+	return r;
+}
+
 extern struct shim_config shim_cfg;
 extern _Atomic int shim_ready; /* the constructor finished: hooks may record */
 extern SHIM_TLS struct thread_state *shim_thread;
