@@ -8,6 +8,7 @@
 #include "fold.h"
 #include "folded.h"
 #include "load.h"
+#include "perfscript.h"
 #include "symbolize.h"
 
 static const char *prog = "stackfold";
@@ -50,6 +51,15 @@ static void usage(FILE *f)
 "      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
 "      --info               print each capture's summary (stackcap info) instead\n"
+"\n"
+"perf script output (found by its look, or --input=perf), folded exactly as\n"
+"FlameGraph's stackcollapse-perf.pl folds it, with its options:\n"
+"      --input=auto|perf|stacks  the input's kind (default auto)\n"
+"      --pid, --tid         \"comm-pid\", \"comm-pid/tid\" root frames\n"
+"      --kernel, --jit, --all  _[k] on kernel frames, _[j] on JIT frames\n"
+"      --addrs              \"[module <address>]\" for unknown symbols\n"
+"      --event-filter=EVENT keep EVENT samples (default: the first event seen)\n"
+"      --srcline            input from perf script -F+srcline: add file:line\n"
 "  -q, --quiet              do not report bad lines (they are still skipped)\n"
 "  -h, --help               show this help\n"
 "      --version            show the version\n"
@@ -63,14 +73,28 @@ static void usage(FILE *f)
 }
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
-       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL, OPT_NVTX };
+       OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL, OPT_NVTX, OPT_INPUT, OPT_PERF_PID, OPT_PERF_TID, OPT_PERF_KERNEL,
+       OPT_PERF_JIT, OPT_PERF_ALL, OPT_PERF_ADDRS, OPT_PERF_EVENT, OPT_PERF_SRCLINE,
+       OPT_PERF_CONTEXT };
+
+enum input_kind { INPUT_AUTO, INPUT_PERF, INPUT_STACKS };
 
 /* A stackcap capture into stacks; anything else is stack text. */
 static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
 				       const struct fk_cap_fold_opts *co, bool info,
+				       enum input_kind kind, const struct fk_perf_opts *po,
 				       struct fk_diag *d)
 {
-	if (!fk_cap_is_capture(path)) {
+	if (kind == INPUT_PERF || (kind == INPUT_AUTO && fk_perf_detect(path))) {
+		if (co->sym_flags) {
+			fk_diag_error(d, "%s: --inline and --lines for perf script input are not "
+				      "supported yet (stackcollapse-perf.pl runs addr2line)",
+				      fk_input_display_name(path));
+			return FK_INPUT_ERROR;
+		}
+		return fk_perf_load(path, po, into, d);
+	}
+	if (kind == INPUT_STACKS || !fk_cap_is_capture(path)) {
 		if (info) {
 			fk_diag_error(d, "%s: --info reads stackcap captures", fk_input_display_name(path));
 			return FK_INPUT_ERROR;
@@ -156,6 +180,16 @@ int main(int argc, char **argv)
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "no-kernel-frames", no_argument, NULL, OPT_NO_KERNEL },
 		{ "nvtx", no_argument, NULL, OPT_NVTX },
+		{ "input", required_argument, NULL, OPT_INPUT },
+		{ "pid", no_argument, NULL, OPT_PERF_PID },
+		{ "tid", no_argument, NULL, OPT_PERF_TID },
+		{ "kernel", no_argument, NULL, OPT_PERF_KERNEL },
+		{ "jit", no_argument, NULL, OPT_PERF_JIT },
+		{ "all", no_argument, NULL, OPT_PERF_ALL },
+		{ "addrs", no_argument, NULL, OPT_PERF_ADDRS },
+		{ "event-filter", required_argument, NULL, OPT_PERF_EVENT },
+		{ "srcline", no_argument, NULL, OPT_PERF_SRCLINE },
+		{ "context", no_argument, NULL, OPT_PERF_CONTEXT },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "info", no_argument, NULL, OPT_INFO },
@@ -172,6 +206,8 @@ int main(int argc, char **argv)
 	struct fk_num min = { 0 };
 	struct fk_cap_fold_opts co = { .metric = FK_METRIC_SELF_CPU };
 	bool info = false;
+	enum input_kind kind = INPUT_AUTO;
+	struct fk_perf_opts po = { 0 };
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 
@@ -214,6 +250,27 @@ int main(int argc, char **argv)
 		case OPT_THREADS: co.threads = true; break;
 		case OPT_NO_KERNEL: co.no_kernel_frames = true; break;
 		case OPT_NVTX: co.nvtx = true; break;
+		case OPT_INPUT:
+			if (strcmp(optarg, "perf") == 0)
+				kind = INPUT_PERF;
+			else if (strcmp(optarg, "stacks") == 0)
+				kind = INPUT_STACKS;
+			else if (strcmp(optarg, "auto") == 0)
+				kind = INPUT_AUTO;
+			else
+				return fk_cli_usage_error(prog, "--input: '%s' is not auto, perf or stacks", optarg);
+			break;
+		case OPT_PERF_PID: po.pid = true; break;
+		case OPT_PERF_TID: po.tid = true; break;
+		case OPT_PERF_KERNEL: po.kernel = true; break;
+		case OPT_PERF_JIT: po.jit = true; break;
+		case OPT_PERF_ALL: po.kernel = po.jit = true; break;
+		case OPT_PERF_ADDRS: po.addrs = true; break;
+		case OPT_PERF_EVENT: po.event_filter = optarg; break;
+		case OPT_PERF_SRCLINE: po.srcline = true; break;
+		case OPT_PERF_CONTEXT:
+			return fk_cli_usage_error(prog, "--inline/--context for perf input are not "
+						  "supported yet (stackcollapse-perf.pl runs addr2line)");
 		case OPT_INLINE: co.sym_flags |= FK_SYM_INLINE; break;
 		case OPT_LINES: co.sym_flags |= FK_SYM_LINES; break;
 		case OPT_INFO: info = true; break;
@@ -244,7 +301,7 @@ int main(int argc, char **argv)
 		struct fk_stacks one = { 0 };
 		struct fk_stacks *into = transform ? &one : &result;
 		uint64_t lines_before = into->lines;
-		if (load_input(inputs[i], into, &co, info, &diag) != FK_INPUT_OK)
+		if (load_input(inputs[i], into, &co, info, kind, &po, &diag) != FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before && !diag.quiet)
 			fprintf(stderr, "%s: %s: no stacks found\n", prog,
