@@ -225,13 +225,48 @@ static void push_names(struct perf *s)
 	s->nnames = 0;
 }
 
-static void frame(struct perf *s, const char *line, size_t len)
+/* The frame pattern's groups for the usual line, "  1a2b func+0x10 (mod)",
+ * found without the regex engine: \w+ and \s* as far as they go, then the
+ * last " (" that a later ")" closes, as greedy (.+) and (.*) settle. false
+ * when the line needs the engine's backtracking to decide. */
+static bool frame_fast(const char *line, size_t len, const char **pc, size_t *pclen,
+		       const char **f, size_t *fl, const char **mod, size_t *ml)
 {
-	(void)len;
-	size_t pclen, fl, ml;
-	const char *pc = group(&s->frame, line, 1, &pclen);
-	const char *f = group(&s->frame, line, 2, &fl);
-	const char *mod = group(&s->frame, line, 3, &ml);
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < len && (line[i] == '\r' || line[i] == '\f' || line[i] == '\v'))
+		return false;
+	size_t p0 = i;
+	while (i < len && ((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'z') ||
+			   (line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_'))
+		i++;
+	if (i == p0)
+		return false;
+	size_t p1 = i;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	/* Other whitespace Perl's \s takes (\r \f \v): leave it to the engine. */
+	if (i < len && (line[i] == '\r' || line[i] == '\f' || line[i] == '\v'))
+		return false;
+	const char *close = memrchr(line + i, ')', len - i);
+	if (!close)
+		return false;
+	size_t r = (size_t)(close - line);
+	for (size_t q = r; q-- > i + 1;) { /* (.+) takes at least one byte */
+		if (line[q] == ' ' && line[q + 1] == '(' && q + 1 < r) {
+			*pc = line + p0, *pclen = p1 - p0;
+			*f = line + i, *fl = q - i;
+			*mod = line + q + 2, *ml = r - (q + 2);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, size_t fl,
+		  const char *mod, size_t ml)
+{
 	/* s/\+0x[\da-f]+$// */
 	const char *e = f + fl;
 	while (e > f && ((e[-1] >= '0' && e[-1] <= '9') || (e[-1] >= 'a' && e[-1] <= 'f')))
@@ -356,11 +391,22 @@ static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
 			end_sample(s);
 		return !s->failed;
 	}
-	if (match(&s->header, line, len)) {
+	const char *pc, *f, *mod;
+	size_t pclen, fl, ml;
+	/* The header pattern starts with \S: indented lines are frames. */
+	bool indented = line[0] == ' ' || line[0] == '\t';
+	if (!indented && match(&s->header, line, len)) {
 		header(s, line, len);
-	} else if (match(&s->frame, line, len)) {
+	} else if (frame_fast(line, len, &pc, &pclen, &f, &fl, &mod, &ml)) {
 		if (s->in_sample)
-			frame(s, line, len);
+			frame(s, pc, pclen, f, fl, mod, ml);
+	} else if (match(&s->frame, line, len)) {
+		if (s->in_sample) {
+			pc = group(&s->frame, line, 1, &pclen);
+			f = group(&s->frame, line, 2, &fl);
+			mod = group(&s->frame, line, 3, &ml);
+			frame(s, pc, pclen, f, fl, mod, ml);
+		}
 	} else if (!fk_diag_line(s->d, s->name, lineno, "Unrecognized line: %.*s",
 				 (int)(len > 200 ? 200 : len), line)) {
 		return false;

@@ -1,0 +1,74 @@
+#!/bin/sh
+# stackfold on perf script output: the output stackcollapse-perf.pl gives,
+# line for line. Goldens: FlameGraph's stackcollapse-perf.pl run on a real
+# perf script of samples/capture/cpu_shares (samples/perf/) and on a
+# hand-made file of edge cases (edge.perf.txt: pid/tid, [unknown] frames
+# with and without a module, Java names, JIT maps, kernel frames, inlined
+# "a->b" frames, C++ argument lists and anonymous namespaces, quotes, a
+# period of 0, a second event type, an unrecognized line, a last sample
+# without its blank line); each was checked by hand against the script's
+# rules. With STACKCOLLAPSE_PERF set, also compares with the script itself
+# on every perf-*.txt of FlameGraph's tests. TAP output.
+set -u
+BUILD=${1:-build}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here=$root/tests/e2e/perf
+SF=$BUILD/stackfold
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+n=0
+check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+
+golden() { # NAME INPUT OPTION...
+	name=$1 in=$2; shift 2
+	"$SF" -q "$@" "$in" > "$T/out" 2> /dev/null
+	cmp -s "$T/out" "$here/golden/$name.folded"
+	check "perf script $name ($*): stackcollapse-perf.pl's output" $?
+}
+for o in default pid tid kernel all addrs; do
+	if [ $o = default ]; then golden cpu_shares.$o "$root/samples/perf/cpu_shares.perf.txt"
+	else golden cpu_shares.$o "$root/samples/perf/cpu_shares.perf.txt" --$o; fi
+done
+for o in default tid kernel jit all addrs event-filter=instructions; do
+	if [ $o = default ]; then golden edge.$o "$here/edge.perf.txt"
+	else golden edge.$o "$here/edge.perf.txt" --$o; fi
+done
+
+# Found by its look; a pipe needs --input=perf.
+"$SF" -q --input=perf - < "$root/samples/perf/cpu_shares.perf.txt" > "$T/out"
+cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
+check "perf script on a pipe with --input=perf" $?
+gzip -c "$root/samples/perf/cpu_shares.perf.txt" > "$T/p.gz"
+"$SF" -q --input=perf "$T/p.gz" > "$T/out"
+cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
+check "gzipped perf script with --input=perf" $?
+
+# Bad input: the unrecognized line is reported where it is, and skipped.
+"$SF" "$here/edge.perf.txt" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc = 0 ] && grep -q 'edge.perf.txt:23: Unrecognized line:    this line is not perf output' "$T/err"
+check "an unrecognized line: FILE:LINE reported, skipped, exit 0" $?
+"$SF" --strict "$here/edge.perf.txt" > /dev/null 2>&1
+[ $? = 1 ]
+check "an unrecognized line with --strict: exit 1" $?
+"$SF" --inline "$root/samples/perf/cpu_shares.perf.txt" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'not supported yet' "$T/err"
+check "--inline on perf input: a clear error (addr2line parity not done)" $?
+"$SF" --input=nonsense "$here/edge.perf.txt" > /dev/null 2>&1
+[ $? = 2 ]
+check "--input=nonsense: usage error" $?
+
+pl=${STACKCOLLAPSE_PERF:-}
+if [ -n "$pl" ] && [ -f "$pl" ]; then
+	dir=$(dirname "$pl")/test
+	same=0 total=0
+	for f in "$dir"/perf-*.txt; do
+		for o in "" --pid --tid --kernel --jit --all --addrs; do
+			total=$((total + 1))
+			perl "$pl" $o "$f" > "$T/pl" 2> /dev/null
+			"$SF" -q --input=perf $o "$f" > "$T/c" 2> /dev/null
+			cmp -s "$T/pl" "$T/c" && same=$((same + 1))
+		done
+	done
+	[ "$same" = "$total" ]
+	check "identical to stackcollapse-perf.pl on FlameGraph's perf tests ($same of $total)" $?
+fi
