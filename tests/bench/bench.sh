@@ -97,3 +97,30 @@ if [ -x "$BUILD/samples/cpu_shares" ]; then
 	set -- $(m "$BUILD/stackfold $cap > $dir/cap.folded.txt"); cs=$1; crss=$2
 	echo "stackfold on a 10M-sample capture ($(wc -c < "$cap" | awk '{printf "%.1f", $1/1e6}') MB, $(wc -l < "$dir/cap.folded.txt") stacks): ${cs}s, $(awk -v s="$cs" 'BEGIN{printf "%.1fM samples/s", 10/s}'), peak RSS $((crss / 1024)) MB"
 fi
+
+# perf script input: a real perf script (perf record of the CPU sample when
+# perf works here, else the committed one), repeated to ~200 MB; against
+# wc -l, and against stackcollapse-perf.pl beside FLAMEGRAPH_PL when set.
+ps=$dir/perf_script.txt
+if [ ! -s "$ps.one" ]; then
+	if perf record -F 2000 -g -o "$dir/perf.data" "$BUILD/samples/cpu_shares" 15 > /dev/null 2>&1 &&
+	   perf script -i "$dir/perf.data" > "$ps.one" 2> /dev/null && [ -s "$ps.one" ]; then
+		echo "perf script: recorded $(wc -l < "$ps.one") lines of cpu_shares with perf"
+	else
+		cp samples/perf/cpu_shares.perf.txt "$ps.one"
+		echo "perf script: perf record unavailable here, using samples/perf/cpu_shares.perf.txt"
+	fi
+fi
+reps=$(awk -v s="$(wc -c < "$ps.one")" 'BEGIN { r = int(200e6 / s); print r < 1 ? 1 : r }')
+i=0; : > "$ps"; while [ $i -lt "$reps" ]; do cat "$ps.one" >> "$ps"; i=$((i + 1)); done
+pssize=$(wc -c < "$ps")
+cat "$ps" > /dev/null
+set -- $(m "wc -l < $ps > /dev/null"); pw=$1
+set -- $(m "$BUILD/stackfold --input=perf $ps > $dir/perf.folded"); pf=$1; prss=$2
+echo "perf script ($(echo "$pssize" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${pf}s $(awk -v b="$pssize" -v s="$pf" 'BEGIN{printf "%.0f MB/s", b/1e6/s}'), peak RSS $((prss / 1024)) MB ($(awk -v a="$pf" -v b="$pw" 'BEGIN{printf "%.1f", a/b}')x wc -l)"
+scp=$(dirname "${FLAMEGRAPH_PL:-/nonexistent}")/stackcollapse-perf.pl
+if [ -f "$scp" ]; then
+	set -- $(m1 "perl $scp $ps > $dir/perf_pl.folded 2>/dev/null"); pp=$1
+	cmp -s "$dir/perf.folded" "$dir/perf_pl.folded" && same=identical || same=DIFFERENT
+	echo "  stackcollapse-perf.pl: ${pp}s -> stackfold is $(awk -v a="$pp" -v b="$pf" 'BEGIN{printf "%.0f", a/b}')x faster, output $same"
+fi
