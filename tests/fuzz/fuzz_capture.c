@@ -1,5 +1,6 @@
 /* fuzz_capture.c - libFuzzer harness: arbitrary bytes as a stackcap capture
- * (and as a torch raw memory timeline), through what the commands do with
+ * (and as a torch raw memory timeline, and as perf script text), through
+ * what the commands do with
  * them: chunk validation and resync, payload decoding, folding for every
  * metric with symbolization, the host heap as memory events, replay, and
  * the info summary. Crashes and sanitizer reports are findings.
@@ -14,6 +15,7 @@
 
 #include "../../analysis/capload.h"
 #include "../../analysis/memreplay.h"
+#include "../../analysis/perfscript.h"
 #include "../../formats/torchmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,6 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fk_mem_init(&raw);
 	fk_torchmem_read_raw(path, "fuzz", &raw, &d);
 	fk_mem_free(&raw);
+	struct fk_stacks perf = { 0 };
+	struct fk_perf_opts po = { .pid = size & 1, .tid = size & 2, .kernel = size & 4,
+				   .jit = size & 8, .addrs = size & 16, .srcline = size & 32 };
+	fk_perf_load(path, &po, &perf, &d);
+	fk_stacks_free(&perf);
 	close(fd);
 	return 0;
 }
