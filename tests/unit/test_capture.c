@@ -24,6 +24,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "stderr_capture.h"
+
 #include "../../formats/capture.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -58,36 +60,6 @@ static void write_file(const char *path, const uint8_t *p, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* stderr captured into a string while the reader reports. */
-struct capture {
-	int saved;
-	FILE *tmp;
-};
-
-static void capture_start(struct capture *c)
-{
-	fflush(stderr);
-	c->tmp = tmpfile();
-	assert_non_null(c->tmp);
-	c->saved = dup(STDERR_FILENO);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static char *capture_end(struct capture *c)
-{
-	fflush(stderr);
-	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
-	close(c->saved);
-	long n = ftell(c->tmp);
-	assert_true(n >= 0);
-	rewind(c->tmp);
-	char *s = calloc((size_t)n + 1, 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, c->tmp), (size_t)n);
-	fclose(c->tmp);
-	return s;
-}
 
 static uint32_t rd32(const uint8_t *p)
 {

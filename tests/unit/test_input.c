@@ -26,6 +26,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "stderr_capture.h"
+
 #include "../../formats/input.h"
 
 static char tmpdir[256];
@@ -135,36 +137,6 @@ static void quiet_diag(struct fk_diag *d)
 	d->quiet = true;
 }
 
-/* stderr captured into a string while fk_input_lines reports errors. */
-struct capture {
-	int saved;
-	FILE *tmp;
-};
-
-static void capture_start(struct capture *c)
-{
-	fflush(stderr);
-	c->tmp = tmpfile();
-	assert_non_null(c->tmp);
-	c->saved = dup(STDERR_FILENO);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static char *capture_end(struct capture *c)
-{
-	fflush(stderr);
-	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
-	close(c->saved);
-	long n = ftell(c->tmp);
-	assert_true(n >= 0);
-	rewind(c->tmp);
-	char *s = calloc((size_t)n + 1, 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, c->tmp), (size_t)n);
-	fclose(c->tmp);
-	return s;
-}
 
 /* fk_input_lines(path) with stderr captured; *err gets what was printed. */
 static enum fk_input_result lines_capturing(const char *path, struct collect *c,

@@ -34,6 +34,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "stderr_capture.h"
+
 #include "../../analysis/arena.h"
 #include "../../analysis/load.h"
 #include "../../analysis/stacks.h"
@@ -156,36 +158,6 @@ static void assert_same_text(const char *what, const char *want, const char *got
 	fail();
 }
 
-/* stderr captured into a string while the loader reports. */
-struct capture {
-	int saved;
-	FILE *tmp;
-};
-
-static void capture_start(struct capture *c)
-{
-	fflush(stderr);
-	c->tmp = tmpfile();
-	assert_non_null(c->tmp);
-	c->saved = dup(STDERR_FILENO);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static char *capture_end(struct capture *c)
-{
-	fflush(stderr);
-	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
-	close(c->saved);
-	long n = ftell(c->tmp);
-	assert_true(n >= 0);
-	rewind(c->tmp);
-	char *s = calloc((size_t)n + 1, 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, c->tmp), (size_t)n);
-	fclose(c->tmp);
-	return s;
-}
 
 static void diag(struct fk_diag *d)
 {
