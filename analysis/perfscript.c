@@ -292,12 +292,12 @@ static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, s
 	/* --srcline: a source line follows for each name, up to the first
 	 * name perf knew nothing of ($is_unknown stays set). */
 	size_t wanted = 0;
+	bool unknown = false;
 	for (size_t i = 0; i < nparts; i++) {
 		s->nlen[i] = tidy_func(s, parts[i], lens[i], mod, ml, pc, pclen, i > 0, s->names[i]);
-		if (lens[i] == 9 && memcmp(parts[i], "[unknown]", 9) == 0 && ml == 9 &&
-		    memcmp(mod, "[unknown]", 9) == 0)
-			break;
-		wanted++;
+		unknown |= lens[i] == 9 && memcmp(parts[i], "[unknown]", 9) == 0 && ml == 9 &&
+			   memcmp(mod, "[unknown]", 9) == 0;
+		wanted += !unknown;
 	}
 	s->nnames = nparts;
 	s->src_next = 0;

@@ -33,6 +33,10 @@ for o in default tid kernel jit all addrs event-filter=instructions; do
 	else golden edge.$o "$here/edge.perf.txt" --$o; fi
 done
 
+# --srcline: a source line after each name, none after an unknown one
+# (checked by hand: "a" gets src.c:1, "[unknown]" and the name after it none).
+golden srcline.srcline "$here/srcline.perf.txt" --srcline
+
 # Found by its look; a pipe needs --input=perf.
 "$SF" -q --input=perf - < "$root/samples/perf/cpu_shares.perf.txt" > "$T/out"
 cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
