@@ -48,30 +48,6 @@ want_xml() {
 		problem "stdout is not well-formed XML: $(tail -n 1 "$T/xmlerr")"
 }
 
-# expect_exit CODE DESC -- CMD...: CMD exits with CODE.
-expect_exit() {
-	c=$1 d=$2; shift 2; sep "$1"; shift
-	begin; run "$@"; want_rc "$c"; finish "$d"
-}
-# expect_stderr_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stderr.
-expect_stderr_contains() {
-	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
-	begin; run "$@"; want_rc "$c"; want_err "$t"; finish "$d"
-}
-# expect_stdout_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stdout.
-expect_stdout_contains() {
-	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
-	begin; run "$@"; want_rc "$c"; want_out "$t"; finish "$d"
-}
-# expect_stdout CODE TEXT DESC -- CMD...: exit CODE, stdout is exactly TEXT
-# (plus a final newline, if TEXT is not empty).
-expect_stdout() {
-	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
-	begin; run "$@"; want_rc "$c"
-	[ -z "$t" ] && : > "$T/want" || printf '%s\n' "$t" > "$T/want"
-	cmp -s "$T/want" "$T/out" || problem "stdout differs: got '$(head -c 200 "$T/out" | tr '\n' '|')', expected '$(tr '\n' '|' < "$T/want")'"
-	finish "$d"
-}
 # expect_usage TEXT DESC -- CMD...: usage error: exit 2, TEXT and the --help
 # hint on stderr, nothing on stdout.
 expect_usage() {
