@@ -26,30 +26,15 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "scratch_dir.h"
 #include "stderr_capture.h"
 
 #include "../../formats/input.h"
 
-static char tmpdir[256];
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static const char *path_of(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-	return buf[k];
-}
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void append_file(const char *path, const void *data, size_t n)
 {
@@ -200,29 +185,16 @@ static unsigned char *gz_bytes(const void *data, size_t n, size_t *out_n)
 
 /* ---- fixtures ----------------------------------------------------------- */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	/* A closed standard input would let pipe() take fd 0. */
-	if (fcntl(STDIN_FILENO, F_GETFD) < 0 && open("/dev/null", O_RDONLY) != STDIN_FILENO)
-		return -1;
-	const char *base = getenv("TMPDIR");
-	if (!base || !*base || strlen(base) > sizeof tmpdir - 32)
-		base = "/tmp";
-	snprintf(tmpdir, sizeof tmpdir, "%s/fk_test_input_XXXXXX", base);
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return scratch_make("fk_test_input");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return scratch_remove();
 }
 
 /* ---- plain files -------------------------------------------------------- */

@@ -34,6 +34,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "scratch_dir.h"
 #include "stderr_capture.h"
 
 #include "../../analysis/arena.h"
@@ -41,28 +42,12 @@
 #include "../../analysis/stacks.h"
 #include "../../analysis/strtab.h"
 
-static char tmpdir[256];
 
 #define U64_MAX_TEXT "18446744073709551615"
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static const char *path_of(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-	return buf[k];
-}
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
 
 static struct fk_num num(const char *s)
 {
@@ -523,23 +508,10 @@ static char *bad_text(const struct model *m, const char *name, unsigned shown)
 
 /* ---- fixtures ----------------------------------------------------------- */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	/* A closed standard input would let pipe() take fd 0. */
-	if (fcntl(STDIN_FILENO, F_GETFD) < 0 && open("/dev/null", O_RDONLY) != STDIN_FILENO)
-		return -1;
-	const char *base = getenv("TMPDIR");
-	if (!base || !*base || strlen(base) > sizeof tmpdir - 32)
-		base = "/tmp";
-	snprintf(tmpdir, sizeof tmpdir, "%s/fk_test_load_XXXXXX", base);
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return scratch_make("fk_test_load");
 }
 
 static int teardown(void **state)
@@ -549,7 +521,7 @@ static int teardown(void **state)
 		free(big->uniq);
 	free(big);
 	big = NULL;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return scratch_remove();
 }
 
 /* ---- fk_load_stacktext: one table whatever the split -------------------- */
