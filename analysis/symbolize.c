@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "dwunits.h"
 #include "strtab.h"
 
 enum { MOD_PENDING, MOD_OK, MOD_NAMELESS };
@@ -33,12 +34,6 @@ enum { MOD_PENDING, MOD_OK, MOD_NAMELESS };
 struct fsym {
 	uint64_t addr, end, maxend; /* maxend: the largest end among syms[0..this] */
 	const char *name;	    /* in libdwfl's copy of the string table */
-};
-
-/* One address range of a compile unit, in DWARF addresses. */
-struct cu_range {
-	uint64_t lo, hi, maxhi; /* maxhi: the largest hi among ranges[0..this] */
-	size_t cu;
 };
 
 struct mod {
@@ -53,11 +48,7 @@ struct mod {
 	bool syms_indexed;	 /* syms built (maybe empty) */
 	struct fsym *syms;
 	size_t nsyms;
-	bool indexed;		 /* cus and ranges built (maybe empty) */
-	Dwarf_Die *cus;
-	struct cu_range *ranges;
-	size_t nranges;
-	Dwarf_Addr dwbias;
+	struct fk_dwunits units; /* MOD_OK only */
 };
 
 /* A cached address: its frames are frames[first .. first + n). n == 0: an
@@ -323,6 +314,7 @@ static void prepare_vdso(struct fk_symbolizer *s, struct mod *m)
 	bool has;
 	if (same_build_id(m, dm, &has)) {
 		m->dm = dm;
+		fk_dwunits_init(&m->units, dm);
 		m->state = MOD_OK;
 	}
 }
@@ -359,6 +351,7 @@ static void prepare(struct fk_symbolizer *s, struct mod *m)
 		return;
 	}
 	m->dm = dm;
+	fk_dwunits_init(&m->units, dm);
 	m->state = MOD_OK;
 }
 
@@ -471,143 +464,6 @@ static const char *sym_name(struct mod *m, uint64_t pc)
 	return NULL;
 }
 
-/* ---- DWARF --------------------------------------------------------------- */
-
-/* Linkage name when there is one (so C++ names match the mangled ELF
- * symbols), else DW_AT_name; both followed through abstract origins. */
-static const char *die_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	const char *n = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
-		n = dwarf_formstring(&a);
-	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
-		n = dwarf_formstring(&a);
-	return n;
-}
-
-/* Where an inlined subroutine was called from. */
-static void call_site(Dwarf_Die *die, const char **file, int *line)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word w;
-	*file = NULL;
-	*line = 0;
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &w) == 0)
-		*line = w > INT_MAX ? 0 : (int)w;
-	Dwarf_Die cu;
-	Dwarf_Files *files;
-	size_t nfiles;
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 &&
-	    dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 &&
-	    w < nfiles)
-		*file = dwarf_filesrc(files, (size_t)w, NULL, NULL);
-}
-
-static int range_cmp(const void *a, const void *b)
-{
-	const struct cu_range *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
-}
-
-/* Every compile unit's address ranges (DW_AT_low_pc/high_pc or
- * DW_AT_ranges), for modules whose .debug_aranges does not cover an address:
- * clang writes none, and libdw 0.188 finds units only through it. */
-static void index_cus(struct mod *m)
-{
-	m->indexed = true;
-	Dwarf *dw = dwfl_module_getdwarf(m->dm, &m->dwbias);
-	if (!dw)
-		return;
-	size_t ncus = 0, cucap = 0, rcap = 0;
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	uint8_t type;
-	while (dwarf_get_units(dw, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
-		if (type != DW_UT_compile && type != DW_UT_skeleton)
-			continue;
-		if (ncus == cucap) {
-			cucap = cucap ? cucap * 2 : 64;
-			Dwarf_Die *c = realloc(m->cus, cucap * sizeof *c);
-			if (!c)
-				goto oom;
-			m->cus = c;
-		}
-		m->cus[ncus] = cudie;
-		ptrdiff_t off = 0;
-		Dwarf_Addr base, lo, hi;
-		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
-			if (lo >= hi)
-				continue;
-			if (m->nranges == rcap) {
-				rcap = rcap ? rcap * 2 : 256;
-				struct cu_range *r = realloc(m->ranges, rcap * sizeof *r);
-				if (!r)
-					goto oom;
-				m->ranges = r;
-			}
-			m->ranges[m->nranges++] = (struct cu_range){ .lo = lo, .hi = hi, .cu = ncus };
-		}
-		ncus++;
-	}
-	if (m->nranges)
-		qsort(m->ranges, m->nranges, sizeof *m->ranges, range_cmp);
-	for (size_t i = 0; i < m->nranges; i++)
-		m->ranges[i].maxhi = i && m->ranges[i - 1].maxhi > m->ranges[i].hi
-					     ? m->ranges[i - 1].maxhi
-					     : m->ranges[i].hi;
-	return;
-oom:
-	free(m->cus);
-	free(m->ranges);
-	m->cus = NULL;
-	m->ranges = NULL;
-	m->nranges = 0;
-}
-
-/* The compile unit holding pc, and the bias of its DWARF addresses. */
-static bool find_cu(struct mod *m, uint64_t pc, Dwarf_Die *out, Dwarf_Addr *bias)
-{
-	Dwarf_Die *cu = dwfl_module_addrdie(m->dm, pc, bias);
-	if (cu) {
-		*out = *cu;
-		return true;
-	}
-	if (!m->indexed)
-		index_cus(m);
-	uint64_t a = pc - m->dwbias;
-	size_t lo = 0, hi = m->nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ranges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		if (m->ranges[i].maxhi <= a)
-			break;
-		if (a < m->ranges[i].hi) {
-			*out = m->cus[m->ranges[i].cu];
-			*bias = m->dwbias;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void src_line(Dwarf_Die *cu, Dwarf_Addr addr, const char **file, int *line)
-{
-	*file = NULL;
-	*line = 0;
-	Dwarf_Line *l = dwarf_getsrc_die(cu, addr);
-	if (l && dwarf_lineno(l, line) == 0)
-		*file = dwarf_linesrc(l, NULL, NULL);
-}
-
 /* The frames of pc in a module whose file is trusted. */
 static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uint64_t pc)
 {
@@ -619,7 +475,7 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 	Dwarf_Die *scopes = NULL, cu;
 	Dwarf_Addr bias = 0;
 	int nscopes = 0;
-	bool have_cu = (inl || lines || !fname) && find_cu(m, pc, &cu, &bias);
+	bool have_cu = (inl || lines || !fname) && fk_dwunits_find(&m->units, pc, &cu, &bias);
 	if (have_cu) {
 		nscopes = dwarf_getscopes(&cu, pc - bias, &scopes);
 		if (nscopes < 0)
@@ -636,14 +492,14 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 		}
 	}
 	if (!fname && sub >= 0)
-		fname = die_name(&scopes[sub]);
+		fname = fk_dw_name(&scopes[sub], NULL);
 
 	const char *file = NULL;
 	int line = 0;
 	if (ninl)
-		call_site(&scopes[ninl - 1], &file, &line);
+		fk_dw_call_site(&scopes[ninl - 1], &file, &line);
 	else if (lines && have_cu)
-		src_line(&cu, pc - bias, &file, &line);
+		fk_dw_src_line(&cu, pc - bias, &file, &line);
 	if (fname) {
 		/* "clock_gettime@@GLIBC_2.17" in a .symtab is "clock_gettime" in
 		 * .dynsym: the same name whether debug info is installed or not. */
@@ -656,13 +512,13 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 	end_frame(t);
 
 	for (int j = inl ? ninl - 1 : -1; j >= 0; j--) {
-		const char *n = die_name(&scopes[j]);
+		const char *n = fk_dw_name(&scopes[j], NULL);
 		puts_(t, n && *n ? n : "[unknown]");
 		if (lines) {
 			if (j > 0)
-				call_site(&scopes[j - 1], &file, &line);
+				fk_dw_call_site(&scopes[j - 1], &file, &line);
 			else
-				src_line(&cu, pc - bias, &file, &line);
+				fk_dw_src_line(&cu, pc - bias, &file, &line);
 			put_line(t, file, line);
 		}
 		puts_(t, FK_SYM_INLINE_MARK);
@@ -892,8 +748,7 @@ void fk_sym_close(struct fk_symbolizer *s)
 	fk_arena_free(&s->arena);
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].syms);
-		free(s->mods[i].cus);
-		free(s->mods[i].ranges);
+		fk_dwunits_free(&s->mods[i].units);
 	}
 	free(s->mods);
 	free(s->cache);
