@@ -25,12 +25,12 @@ CFLAGS   ?=
 LDFLAGS  ?=
 FK_CFLAGS  = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
-LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -lz -lxxhash -lpcre2-8 -lm -pthread
+LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
 	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3 \
-	     libunwind-dev libdw-dev libelf-dev
+	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
 MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c

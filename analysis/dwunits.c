@@ -113,6 +113,46 @@ bool fk_dwunits_find(struct fk_dwunits *u, uint64_t addr, Dwarf_Die *out, Dwarf_
 	return false;
 }
 
+static bool is_function(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+int fk_dw_functions(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain)
+{
+	*chain = NULL;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+	int inner = 0;
+	while (inner < n && !is_function(&scopes[inner]))
+		inner++;
+	if (inner >= n) {
+		free(scopes);
+		return 0;
+	}
+	/* From the innermost function out, the way the DIEs nest. */
+	Dwarf_Die *up = NULL;
+	int nup = dwarf_getscopes_die(&scopes[inner], &up);
+	if (nup <= 0) { /* out of memory: the innermost alone */
+		scopes[0] = scopes[inner];
+		*chain = scopes;
+		return 1;
+	}
+	free(scopes);
+	int k = 0;
+	for (int i = 0; i < nup; i++) {
+		if (!is_function(&up[i]))
+			continue;
+		up[k++] = up[i];
+		if (dwarf_tag(&up[i]) != DW_TAG_inlined_subroutine)
+			break;
+	}
+	*chain = up;
+	return k;
+}
+
 const char *fk_dw_name(Dwarf_Die *die, bool *is_linkage)
 {
 	Dwarf_Attribute a;

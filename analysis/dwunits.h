@@ -33,6 +33,12 @@ void fk_dwunits_init(struct fk_dwunits *u, Dwfl_Module *dm);
 bool fk_dwunits_find(struct fk_dwunits *u, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
 void fk_dwunits_free(struct fk_dwunits *u);
 
+/* The functions holding addr (a DWARF address), innermost first: the
+ * inlined subroutines, each inlined into the next, then the subprogram
+ * they sit in. Returns how many (0: none known there) and sets *chain to a
+ * malloc'd array. (dwarf_getscopes alone is not enough: past an inlined
+ * subroutine it follows the abstract definition, not where it was inlined.) */
+int fk_dw_functions(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain);
 /* A DIE's linkage name when it has one, else its DW_AT_name, both followed
  * through DW_AT_abstract_origin and DW_AT_specification; NULL if neither.
  * *is_linkage (may be NULL) says which. */

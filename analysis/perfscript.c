@@ -5,6 +5,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "perfscript.h"
+#include "perfinline.h"
 
 #include <pcre2.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct perf {
 	struct fk_diag *d;
 	const char *name;
 	struct pattern header, event, frame;
+	struct fk_perf_inline *inl; /* --inline */
 	const char *filter; /* the event kept; NULL until the first one */
 	char *filter_own;
 	bool defaulted, warned;
@@ -267,6 +269,13 @@ static bool frame_fast(const char *line, size_t len, const char **pc, size_t *pc
 static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, size_t fl,
 		  const char *mod, size_t ml)
 {
+	if (s->inl) { /* addr2line's chain replaces the line, untidied */
+		const char *chain = fk_perf_inline_frames(s->inl, pc, pclen, f, fl, mod, ml, &s->failed);
+		if (chain) {
+			push_frame(s, chain, strlen(chain));
+			return;
+		}
+	}
 	/* s/\+0x[\da-f]+$// */
 	const char *e = f + fl;
 	while (e > f && ((e[-1] >= '0' && e[-1] <= '9') || (e[-1] >= 'a' && e[-1] <= 'f')))
@@ -422,7 +431,7 @@ enum fk_input_result fk_perf_load(const char *path, const struct fk_perf_opts *o
 	enum fk_input_result res = FK_INPUT_ERROR;
 	s.names = malloc(64 * sizeof *s.names);
 	if (!s.names || !compile(&s.header, HEADER) || !compile(&s.event, EVENT) ||
-	    !compile(&s.frame, FRAME)) {
+	    !compile(&s.frame, FRAME) || (o->inlined && !(s.inl = fk_perf_inline_new(o->context, d)))) {
 		fk_diag_error(d, "out of memory");
 		goto out;
 	}
@@ -436,6 +445,7 @@ out:
 	release(&s.header);
 	release(&s.event);
 	release(&s.frame);
+	fk_perf_inline_free(s.inl);
 	free(s.filter_own);
 	free(s.names);
 	free(s.frames);

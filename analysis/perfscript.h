@@ -19,6 +19,8 @@ struct fk_perf_opts {
 	bool kernel, jit;      /* --kernel, --jit (--all: both) annotations */
 	bool addrs;            /* --addrs: "[mod <pc>]" for unknown symbols */
 	bool srcline;          /* --srcline: a source line follows each frame */
+	bool inlined;          /* --inline: frames become addr2line's inline chains */
+	bool context;          /* --context: ... with file:line (--inline only) */
 	const char *event_filter; /* --event-filter; NULL: the first event seen */
 };
 

@@ -60,6 +60,10 @@ static void usage(FILE *f)
 "      --addrs              \"[module <address>]\" for unknown symbols\n"
 "      --event-filter=EVENT keep EVENT samples (default: the first event seen)\n"
 "      --srcline            input from perf script -F+srcline: add file:line\n"
+"      --inline             each frame as the functions inlined at its address,\n"
+"                           as addr2line -i names them (read from the binaries\n"
+"                           and their debug files; addr2line is not run)\n"
+"      --context            with --inline: \"function:file.c:12\" frames\n"
 "  -q, --quiet              do not report bad lines (they are still skipped)\n"
 "  -h, --help               show this help\n"
 "      --version            show the version\n"
@@ -86,10 +90,9 @@ static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
 				       struct fk_diag *d)
 {
 	if (kind == INPUT_PERF || (kind == INPUT_AUTO && fk_perf_detect(path))) {
-		if (co->sym_flags) {
-			fk_diag_error(d, "%s: --inline and --lines for perf script input are not "
-				      "supported yet (stackcollapse-perf.pl runs addr2line)",
-				      fk_input_display_name(path));
+		if (co->sym_flags & FK_SYM_LINES) {
+			fk_diag_error(d, "%s: --lines reads captures; for perf script input use "
+				      "--inline --context, or --srcline", fk_input_display_name(path));
 			return FK_INPUT_ERROR;
 		}
 		return fk_perf_load(path, po, into, d);
@@ -268,10 +271,11 @@ int main(int argc, char **argv)
 		case OPT_PERF_ADDRS: po.addrs = true; break;
 		case OPT_PERF_EVENT: po.event_filter = optarg; break;
 		case OPT_PERF_SRCLINE: po.srcline = true; break;
-		case OPT_PERF_CONTEXT:
-			return fk_cli_usage_error(prog, "--inline/--context for perf input are not "
-						  "supported yet (stackcollapse-perf.pl runs addr2line)");
-		case OPT_INLINE: co.sym_flags |= FK_SYM_INLINE; break;
+		case OPT_PERF_CONTEXT: po.context = true; break;
+		case OPT_INLINE:
+			co.sym_flags |= FK_SYM_INLINE;
+			po.inlined = true;
+			break;
 		case OPT_LINES: co.sym_flags |= FK_SYM_LINES; break;
 		case OPT_INFO: info = true; break;
 		case 'q': diag.quiet = true; break;
