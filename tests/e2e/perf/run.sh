@@ -54,9 +54,6 @@ check "an unrecognized line: FILE:LINE reported, skipped, exit 0" $?
 "$SF" --strict "$here/edge.perf.txt" > /dev/null 2>&1
 [ $? = 1 ]
 check "an unrecognized line with --strict: exit 1" $?
-"$SF" --inline "$root/samples/perf/cpu_shares.perf.txt" > /dev/null 2> "$T/err"
-[ $? = 1 ] && grep -q 'not supported yet' "$T/err"
-check "--inline on perf input: a clear error (addr2line parity not done)" $?
 "$SF" --input=nonsense "$here/edge.perf.txt" > /dev/null 2>&1
 [ $? = 2 ]
 check "--input=nonsense: usage error" $?
