@@ -5,24 +5,36 @@
  *
  * ADDR is an address in the file's own terms (its section addresses, as
  * perf script prints them for shared objects and PIE executables), not a
- * process address. The rules reproduced, as binutils 2.40 applies them:
+ * process address. The rules reproduced are binutils 2.40's (read from its
+ * source, then checked against addr2line on every instruction of several
+ * programs and on libc):
  *   - the address must fall in an allocated section, else "??" / "??:0";
  *   - DWARF (the file's, or its separate debug file found through
  *     .build-id or .gnu_debuglink under /usr/lib/debug) gives the innermost
- *     function containing the address (an inlined one when there is one),
- *     its source line, and the chain of functions it was inlined into, each
- *     with its call site's file and line;
+ *     function holding the address (the shortest range; the later of two
+ *     equal ones, as with glibc's memmove and memcpy), the line-table row
+ *     there, and the functions it was inlined into, each with the file and
+ *     line of its call;
  *   - a function is named by its linkage name (through its abstract origin
- *     or specification), else by its DW_AT_name; for C and other languages
- *     without mangling that name is final, for the others the innermost
- *     function takes the symbol-table name when a symbol starts exactly
- *     where the function does;
- *   - without DWARF, the symbol table (.symtab, else .dynsym) names the
- *     function: the closest symbol at or below the address in its section,
- *     the smallest of those at the same address that covers it; a local
- *     symbol's file is the STT_FILE symbol before it;
+ *     or specification), else its DW_AT_name; in C and other unmangled
+ *     languages that name is final; otherwise the innermost function is
+ *     named by the symbol table, as is an address no DWARF function holds:
+ *     the closest symbol at or below it in its section (the first of those
+ *     at one address, unless a later one is larger), from the separate
+ *     debug file's .symtab when DWARF came from there, else the file's
+ *     .symtab, else its .dynsym; a local symbol's file is the STT_FILE
+ *     symbol before it;
+ *   - a DWARF 5 row before its sequence's first DW_LNS_set_file is in file
+ *     entry 0 (binutils 2.40 starts the file register there, the standard
+ *     at 1);
  *   - names are demangled as bfd_demangle does (libiberty), files shown by
- *     basename, unknown names "??", unknown lines "?".
+ *     basename, unknown names "??", unknown lines "?", discriminators
+ *     printed with every line, as addr2line repeats the first one.
+ * Known differences, kept on purpose: range lists given as DW_FORM_rnglistx
+ * (clang's DWARF 5) are read, where binutils 2.40 reads them as offsets
+ * (a FIXME in its source) and misses inlined frames; and a zero-length row
+ * at the very end of a sequence (padding no sample can land in) still
+ * names its line.
  *
  * Owns: every file opened (libdwfl sessions, symbol lists), kept until
  * fk_a2l_free. Not thread-safe.

@@ -471,26 +471,18 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 	bool inl = s->flags & FK_SYM_INLINE, lines = s->flags & FK_SYM_LINES;
 	const char *fname = sym_name(m, pc);
 
-	/* scopes: innermost first, up to the subprogram (and beyond, ignored). */
+	/* scopes: the inlined functions, innermost first, then the subprogram */
 	Dwarf_Die *scopes = NULL, cu;
 	Dwarf_Addr bias = 0;
 	int nscopes = 0;
 	bool have_cu = (inl || lines || !fname) && fk_dwunits_find(&m->units, pc, &cu, &bias);
-	if (have_cu) {
-		nscopes = dwarf_getscopes(&cu, pc - bias, &scopes);
-		if (nscopes < 0)
-			nscopes = 0;
-	}
-	int ninl = 0, sub = -1; /* inlined scopes are moved to the front */
-	for (int i = 0; i < nscopes; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine)
-			scopes[ninl++] = scopes[i];
-		else if (tag == DW_TAG_subprogram) {
-			sub = i;
-			break;
-		}
-	}
+	if (have_cu)
+		nscopes = fk_dw_functions(&cu, pc - bias, &scopes);
+	int ninl = 0, sub = -1;
+	while (ninl < nscopes && dwarf_tag(&scopes[ninl]) == DW_TAG_inlined_subroutine)
+		ninl++;
+	if (ninl < nscopes)
+		sub = ninl;
 	if (!fname && sub >= 0)
 		fname = fk_dw_name(&scopes[sub], NULL);
 

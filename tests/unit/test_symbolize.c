@@ -51,6 +51,26 @@ static inline __attribute__((always_inline)) void sym_inlined(void)
 	g_inl_line = __LINE__; g_inl_ret = return_address();
 }
 
+/* Two levels: sym_deep inlined into sym_middle, inlined into sym_top. */
+static void *volatile g_deep_ret;
+static volatile int g_deep_line, g_middle_line, g_top_line;
+
+static inline __attribute__((always_inline)) void sym_deep(void)
+{
+	g_deep_line = __LINE__; g_deep_ret = return_address();
+}
+
+static inline __attribute__((always_inline)) void sym_middle(void)
+{
+	g_middle_line = __LINE__; sym_deep();
+}
+
+static __attribute__((noinline)) void sym_top(void)
+{
+	g_top_line = __LINE__; sym_middle();
+	__asm__ volatile("" ::: "memory");
+}
+
 static __attribute__((noinline)) void sym_outer(void)
 {
 	g_inl_call_line = __LINE__; sym_inlined();
@@ -265,6 +285,23 @@ static void test_inlined(void **state)
 	f = sym(s, g_inl_ret, true);
 	assert_int_equal(f.n, 1);
 	assert_string_equal(f.text[0], "sym_outer");
+	fk_sym_close(s);
+}
+
+static void test_inlined_twice(void **state)
+{
+	sym_top();
+	struct fk_symbolizer *s = fk_sym_open(g_mods, g_nmods, FK_SYM_INLINE | FK_SYM_LINES, NULL, NULL);
+	assert_non_null(s);
+	/* every level, outermost first, each line the call into the next */
+	struct frames f = sym(s, g_deep_ret, true);
+	assert_int_equal(f.n, 3);
+	assert_at(f.text[0], "sym_top", g_top_line, g_top_line);
+	char want[64];
+	snprintf(want, sizeof want, "sym_middle (test_symbolize.c:%d)" FK_SYM_INLINE_MARK, g_middle_line);
+	assert_string_equal(f.text[1], want);
+	snprintf(want, sizeof want, "sym_deep (test_symbolize.c:%d)" FK_SYM_INLINE_MARK, g_deep_line);
+	assert_string_equal(f.text[2], want);
 	fk_sym_close(s);
 }
 
@@ -547,6 +584,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_static_function),
 		cmocka_unit_test(test_inlined),
+		cmocka_unit_test(test_inlined_twice),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_wrong_files),
 		cmocka_unit_test(test_unknown),
