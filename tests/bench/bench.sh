@@ -124,3 +124,11 @@ if [ -f "$scp" ]; then
 	cmp -s "$dir/perf.folded" "$dir/perf_pl.folded" && same=identical || same=DIFFERENT
 	echo "  stackcollapse-perf.pl: ${pp}s -> stackfold is $(awk -v a="$pp" -v b="$pf" 'BEGIN{printf "%.0f", a/b}')x faster, output $same"
 fi
+# --inline --context: addr2line's answers, read from the binaries here.
+set -- $(m "$BUILD/stackfold --input=perf --inline --context $ps > $dir/perf_inline.folded"); pi=$1
+echo "perf script --inline --context: stackfold ${pi}s ($(awk -v b="$pssize" -v s="$pi" 'BEGIN{printf "%.0f MB/s", b/1e6/s}'))"
+if [ -f "$scp" ]; then
+	set -- $(m1 "perl $scp --inline --context $ps > $dir/perf_inline_pl.folded 2>/dev/null"); ppi=$1
+	cmp -s "$dir/perf_inline.folded" "$dir/perf_inline_pl.folded" && same=identical || same=DIFFERENT
+	echo "  stackcollapse-perf.pl --inline --context (runs addr2line per address): ${ppi}s -> $(awk -v a="$ppi" -v b="$pi" 'BEGIN{printf "%.0f", a/b}')x, output $same"
+fi
