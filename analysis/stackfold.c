@@ -10,6 +10,7 @@
 #include "load.h"
 #include "perfscript.h"
 #include "symbolize.h"
+#include "tableview.h"
 
 static const char *prog = "stackfold";
 
@@ -37,6 +38,21 @@ static void usage(FILE *f)
 "      --scale FACTOR       multiply every value by FACTOR (exact decimal)\n"
 "      --min VALUE          omit stacks whose (scaled) value is below VALUE\n"
 "      --strict             the first bad input line is an error\n"
+"\n"
+"A top table instead of folded text (torch's key_averages().table):\n"
+"      --table              one row per frame name: self and total (inclusive,\n"
+"                           once per stack) values and shares; for captures CPU\n"
+"                           and CUDA time side by side, with kernel launches as\n"
+"                           # of Calls; for torch export_stacks files, --metric\n"
+"                           self_cpu_time_total (or self_cuda_time_total) says\n"
+"                           the values are times, one line per op call\n"
+"      --by=frame|leaf|kernel  rows for every frame (default), for frames some\n"
+"                           stack ends in, or for GPU kernels (captures)\n"
+"      --sort=KEY           self (default), total, calls, avg, name, or torch's\n"
+"                           self_cpu_time_total, cpu_time_total, cuda_time_total,\n"
+"                           self_cuda_time_total, cpu_time, cuda_time, count, ...\n"
+"      --limit=N            at most N rows (default 100, as torch; 0: all)\n"
+"      --format=text|csv|json  torch's text (default), or fields for scripts\n"
 "\n"
 "Captures (stackcap):\n"
 "      --metric NAME        self_cpu_time_total (default: us of CPU, like torch),\n"
@@ -79,12 +95,14 @@ static void usage(FILE *f)
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_TAG, OPT_STRIP, OPT_SCALE, OPT_MIN,
        OPT_STRICT, OPT_VERSION, OPT_METRIC, OPT_THREADS, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_NO_KERNEL, OPT_NVTX, OPT_INPUT, OPT_PERF_PID, OPT_PERF_TID, OPT_PERF_KERNEL,
        OPT_PERF_JIT, OPT_PERF_ALL, OPT_PERF_ADDRS, OPT_PERF_EVENT, OPT_PERF_SRCLINE,
-       OPT_PERF_CONTEXT };
+       OPT_PERF_CONTEXT, OPT_TABLE, OPT_BY, OPT_LIMIT, OPT_FORMAT };
 
 enum input_kind { INPUT_AUTO, INPUT_PERF, INPUT_STACKS };
 
 /* A stackcap capture into stacks; anything else is stack text. */
+/* gpu: where a capture's GPU time goes as well (--table), or NULL. */
 static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
+				       struct fk_stacks *gpu, bool *capture,
 				       const struct fk_cap_fold_opts *co, bool info,
 				       enum input_kind kind, const struct fk_perf_opts *po,
 				       struct fk_diag *d)
@@ -109,10 +127,16 @@ static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
 	if (!(co->nvtx ? fk_capture_load_samples(path, name, &c, d) : fk_capture_load(path, name, &c, d)))
 		return FK_INPUT_ERROR;
 	bool ok = true;
+	*capture = true;
 	if (info)
 		fk_capture_info(stdout, name, &c);
 	else
 		ok = fk_capture_fold(&c, co, into, d);
+	if (ok && !info && gpu && c.nops) {
+		struct fk_cap_fold_opts g = *co;
+		g.metric = FK_METRIC_SELF_CUDA;
+		ok = fk_capture_fold(&c, &g, gpu, d);
+	}
 	/* Counted as lines so an empty capture says "no stacks found". */
 	into->lines += c.samples + c.nallocs;
 	fk_capture_free(&c);
@@ -196,6 +220,10 @@ int main(int argc, char **argv)
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "info", no_argument, NULL, OPT_INFO },
+		{ "table", no_argument, NULL, OPT_TABLE },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -211,6 +239,9 @@ int main(int argc, char **argv)
 	bool info = false;
 	enum input_kind kind = INPUT_AUTO;
 	struct fk_perf_opts po = { 0 };
+	bool table = false, table_opts = false;
+	const char *sort = NULL;
+	struct fk_tableview_opts tv = { .limit = 100 };
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 
@@ -218,13 +249,37 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
-		case OPT_SORT:
-			if (strcmp(optarg, "stack") == 0)
-				order = FK_ORDER_STACK;
-			else if (strcmp(optarg, "value") == 0)
-				order = FK_ORDER_VALUE;
+		case OPT_SORT: sort = optarg; break;
+		case OPT_TABLE: table = true; break;
+		case OPT_BY:
+			table_opts = true;
+			if (strcmp(optarg, "frame") == 0)
+				tv.by = FK_TABLE_BY_FRAME;
+			else if (strcmp(optarg, "leaf") == 0)
+				tv.by = FK_TABLE_BY_LEAF;
+			else if (strcmp(optarg, "kernel") == 0)
+				tv.by = FK_TABLE_BY_KERNEL;
 			else
-				return fk_cli_usage_error(prog, "--sort must be 'stack' or 'value', not '%s'", optarg);
+				return fk_cli_usage_error(prog, "--by: '%s' is not frame, leaf or kernel", optarg);
+			break;
+		case OPT_LIMIT: {
+			long n;
+			table_opts = true;
+			if (!fk_cli_int(optarg, 0, 1000000000L, &n))
+				return fk_cli_usage_error(prog, "--limit needs a row count (0: all), not '%s'", optarg);
+			tv.limit = (size_t)n;
+			break;
+		}
+		case OPT_FORMAT:
+			table_opts = true;
+			if (strcmp(optarg, "text") == 0)
+				tv.format = FK_TOPTABLE_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				tv.format = FK_TOPTABLE_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				tv.format = FK_TOPTABLE_JSON;
+			else
+				return fk_cli_usage_error(prog, "--format: '%s' is not text, csv or json", optarg);
 			break;
 		case OPT_INCLUDE:
 		case OPT_EXCLUDE:
@@ -245,6 +300,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STRICT: diag.strict = true; break;
 		case OPT_METRIC:
+			tv.metric_given = true;
 			if (!fk_cap_metric_parse(optarg, &co.metric))
 				return fk_cli_usage_error(prog, "--metric: '%s' is not self_cpu_time_total, "
 							  "samples, alloc_bytes, alloc_count, "
@@ -284,6 +340,28 @@ int main(int argc, char **argv)
 		default: return fk_cli_usage_error(prog, "unknown or incomplete option");
 		}
 	}
+	if (table_opts && !table)
+		return fk_cli_usage_error(prog, "--by, --limit and --format shape a --table");
+	if (sort && !table) {
+		if (strcmp(sort, "stack") == 0)
+			order = FK_ORDER_STACK;
+		else if (strcmp(sort, "value") == 0)
+			order = FK_ORDER_VALUE;
+		else
+			return fk_cli_usage_error(prog, "--sort must be 'stack' or 'value', not '%s'", sort);
+	}
+	if (table && info)
+		return fk_cli_usage_error(prog, "--table and --info are two different reports");
+	if (table) {
+		if (sort && !fk_tableview_sort_known(sort))
+			return fk_cli_usage_error(prog, "--sort: '%s' is not a table column (self, total, "
+						  "calls, avg, name, or torch's names: see --help)", sort);
+		tv.sort = sort;
+		tv.metric = co.metric;
+		tv.capture = true; /* what a capture folds first */
+		co.metric = fk_tableview_first_metric(&tv);
+		tv.capture = false; /* until one is read */
+	}
 	int status = FK_EXIT_OK;
 	if (include.count && !(fo.include = compile_any(&include, "--include", &status)))
 		return status;
@@ -297,15 +375,17 @@ int main(int argc, char **argv)
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
 
-	struct fk_stacks result = { 0 };
+	struct fk_stacks result = { 0 }, gpu = { 0 };
 	struct fk_fold_stats stats = { 0 };
 	for (int i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
 		/* Tagged inputs are read one table each so the tag can differ;
 		 * otherwise everything aggregates in one table, folded once. */
-		struct fk_stacks one = { 0 };
+		struct fk_stacks one = { 0 }, one_gpu = { 0 };
 		struct fk_stacks *into = transform ? &one : &result;
+		struct fk_stacks *gpu_into = !table ? NULL : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
-		if (load_input(inputs[i], into, &co, info, kind, &po, &diag) != FK_INPUT_OK)
+		if (load_input(inputs[i], into, gpu_into, &tv.capture, &co, info, kind, &po, &diag) !=
+		    FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before && !diag.quiet)
 			fprintf(stderr, "%s: %s: no stacks found\n", prog,
@@ -313,6 +393,8 @@ int main(int argc, char **argv)
 		if (status == FK_EXIT_OK && transform) {
 			fo.root = tag_files ? fk_input_display_name(inputs[i]) : NULL;
 			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
+			if (st == FK_STACKS_OK && table)
+				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);
 			if (st != FK_STACKS_OK) {
 				fk_diag_error(&diag, "%s", st == FK_STACKS_OVERFLOW
 					      ? "scaled or merged value passes 64 bits or 18 decimals"
@@ -323,10 +405,21 @@ int main(int argc, char **argv)
 			}
 		}
 		fk_stacks_free(&one);
+		fk_stacks_free(&one_gpu);
 	}
 	fk_diag_summary(&diag);
 
-	if (status == FK_EXIT_OK && !info) {
+	if (status == FK_EXIT_OK && table) {
+		FILE *out = fk_cli_open_output(prog, output);
+		char why[160];
+		int st = out ? fk_tableview_write(out, &result, &gpu, &tv, why, sizeof why) : 1;
+		if (st == 2)
+			status = fk_cli_usage_error(prog, "%s", why);
+		else if (st != 0)
+			status = FK_EXIT_BAD_INPUT;
+		if (out && !fk_cli_close_output(prog, out, output))
+			status = FK_EXIT_BAD_INPUT;
+	} else if (status == FK_EXIT_OK && !info) {
 		FILE *out = fk_cli_open_output(prog, output);
 		uint32_t *ids = fk_stacks_sorted(&result, order);
 		if (!out || !ids) {
@@ -344,6 +437,7 @@ int main(int argc, char **argv)
 		free(ids);
 	}
 	fk_stacks_free(&result);
+	fk_stacks_free(&gpu);
 	fk_regex_free(fo.include);
 	fk_regex_free(fo.exclude);
 	return status;

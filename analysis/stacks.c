@@ -36,6 +36,7 @@ static enum fk_stacks_status add_at(struct fk_stacks *s, uint32_t id, bool added
 	fk_num_add(&e->value, add->value);
 	fk_num_add(&e->before, add->before);
 	e->diff |= add->diff;
+	e->lines += add->lines;
 	s->total = total;
 	s->total_before = total_before;
 	s->any_diff |= add->diff;
@@ -87,6 +88,7 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 			.value = p[i].value,
 			.before = p[i].nvalues == 2 ? p[i].before : p[i].value,
 			.diff = p[i].nvalues == 2,
+			.lines = 1,
 		};
 		struct fk_num total, total_before;
 		if (!totals_after(s, &one, &total, &total_before)) {
@@ -150,6 +152,7 @@ enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size
 		.value = value,
 		.before = nvalues == 2 ? before : value,
 		.diff = nvalues == 2,
+		.lines = 1,
 	};
 	enum fk_stacks_status st = fk_stacks_add_sums(s, stack, len, &one, id);
 	if (st == FK_STACKS_OK)

@@ -21,6 +21,7 @@ struct fk_stack_sums {
 	struct fk_num before; /* sum of the first values of differential lines,
 				 plus the single value of the other lines */
 	bool diff;            /* at least one differential line */
+	uint64_t lines;       /* lines (events) added to this stack */
 };
 
 struct fk_stacks {
