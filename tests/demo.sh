@@ -23,6 +23,11 @@ render mlp_train "MLP training step, self CPU time" $t/stacks_mlp_train.txt
 # run-specific addresses stripped so the two manual runs line up.
 render gelu_compare "GELU: manual (2 runs) vs fused" --tag-files --strip-addresses \
 	$t/stacks_gelu_manual.txt $t/stacks_gelu_manual_run2.txt $t/stacks_gelu_fused.txt
+# The top table (torch's key_averages().table): the manual GELU's four
+# small ops and 514 calls against the fused one's single op.
+"$sf" --table --by leaf --metric self_cpu_time_total --strip-addresses \
+	$t/stacks_gelu_manual.txt $t/stacks_gelu_fused.txt > "$out/gelu_table.txt"
+made="$made $out/gelu_table.txt"
 "$fg" --inverted --title "MLP training step (icicle)" --countname us $t/stacks_mlp_train.txt > "$out/mlp_train_icicle.svg"
 made="$made $out/mlp_train_icicle.svg"
 
@@ -62,9 +67,10 @@ if [ -x "$BUILD/samples/cuda/gelu" ] && "$BUILD/samples/cuda/gelu" fused 1024 1 
 	for mode in manual fused; do
 		"$sc" -o "$out/gelu_$mode.stackcap" "$BUILD/samples/cuda/gelu" $mode > /dev/null
 		"$sf" --metric self_cuda_time_total "$out/gelu_$mode.stackcap" > "$out/gelu_${mode}_gpu.folded.txt"
+		"$sf" --table --sort cuda_time_total "$out/gelu_$mode.stackcap" > "$out/gelu_${mode}_table.txt"
 		"$fg" --title "GELU $mode: GPU time by launching stack" --countname us \
 			"$out/gelu_${mode}_gpu.folded.txt" > "$out/gelu_${mode}_gpu.svg"
-		made="$made $out/gelu_${mode}_gpu.svg"
+		made="$made $out/gelu_${mode}_gpu.svg $out/gelu_${mode}_table.txt"
 	done
 	for s in dataloader sync tiny_ops memory_churn; do
 		"$sc" -o "$out/scenario_$s.stackcap" "$BUILD/samples/cuda/scenarios" --scenario $s > "$out/scenario_$s.json"

@@ -33,6 +33,7 @@ sh tests/e2e/cuda/run.sh "$BUILD" | tally
 # STACKCOLLAPSE_PERF=/path/to/stackcollapse-perf.pl adds the full parity run.
 sh tests/e2e/perf/run.sh "$BUILD" | tally
 sh tests/e2e/perf/inline.sh "$BUILD" | tally
+sh tests/e2e/table.sh "$BUILD" | tally
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).

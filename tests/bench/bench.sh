@@ -30,6 +30,8 @@ echo "wc -l:                    ${wc_s}s  $(rate "$wc_s")"
 set -- $(m "$BUILD/stackfold $big > $dir/folded.txt"); sf_s=$1; sf_rss=$2
 echo "stackfold:                ${sf_s}s  $(rate "$sf_s")  peak RSS $((sf_rss / 1024)) MB  ($(awk -v a="$sf_s" -v b="$wc_s" 'BEGIN{printf "%.2f", a/b}')x wc -l)"
 echo "  unique stacks: $(wc -l < "$dir/folded.txt")"
+set -- $(m "$BUILD/stackfold --table $big > $dir/table.txt"); tb_s=$1; tb_rss=$2
+echo "stackfold --table:        ${tb_s}s  $(rate "$tb_s")  peak RSS $((tb_rss / 1024)) MB  ($(awk -v a="$tb_s" -v b="$wc_s" 'BEGIN{printf "%.2f", a/b}')x wc -l)"
 set -- $(m "$BUILD/flamegraph $big > $dir/big.svg"); fg_s=$1; fg_rss=$2
 echo "flamegraph:               ${fg_s}s  $(rate "$fg_s")  peak RSS $((fg_rss / 1024)) MB  SVG $(wc -c < "$dir/big.svg") bytes"
 
@@ -42,6 +44,8 @@ fi
 set -- $(m "$BUILD/stackfold $many > $dir/many.folded.txt"); mu_s=$1; mu_rss=$2
 mu=$(wc -l < "$dir/many.folded.txt")
 echo "many unique stacks ($mu unique, $(wc -c < "$many" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${mu_s}s  peak RSS $((mu_rss / 1024)) MB"
+set -- $(m "$BUILD/stackfold --table $many > $dir/many.table.txt"); mt_s=$1; mt_rss=$2
+echo "  stackfold --table: ${mt_s}s  peak RSS $((mt_rss / 1024)) MB"
 set -- $(m "$BUILD/flamegraph $dir/many.folded.txt > $dir/many.svg"); mf_s=$1; mf_rss=$2
 echo "  flamegraph: ${mf_s}s  peak RSS $((mf_rss / 1024)) MB  SVG $(grep -c '<g >' "$dir/many.svg") frames, $(wc -c < "$dir/many.svg" | awk '{printf "%.1f", $1/1e6}') MB; $(grep -o '[0-9]* frames narrower' "$dir/many.svg" | head -1) than minwidth left out"
 

@@ -1,0 +1,126 @@
+#!/bin/sh
+# stackfold --table: torch's key_averages().table for stack files, perf
+# script and captures. Goldens (tests/e2e/table/) were checked by hand: the
+# per-op sums, calls and shares of the GELU sample against an awk sum of the
+# raw file (done again below on every run, from the CSV output). Also:
+# recursion counted once per stack, empty and bad input, usage errors, and
+# tables of real captures (CPU shares, allocation bytes and counts). TAP.
+set -u
+BUILD=${1:-build}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/tests/e2e/table
+SF=$BUILD/stackfold
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+n=0
+check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+cd "$root" || exit 1
+manual=samples/torch/stacks_gelu_manual.txt fused=samples/torch/stacks_gelu_fused.txt
+
+"$SF" --table --by leaf --metric self_cpu_time_total --strip-addresses "$manual" > "$T/out"
+cmp -s "$T/out" "$here/gelu_manual.leaf.txt"
+check "GELU manual, --by leaf: the golden table (4 ops, 514 calls)" $?
+"$SF" --table --tag-files --strip-addresses --metric self_cpu_time_total --sort total --limit 8 \
+	"$manual" "$fused" > "$T/out"
+cmp -s "$T/out" "$here/gelu_both.total.txt"
+check "GELU manual and fused, tagged, --sort total --limit 8: the golden table" $?
+
+# The CSV against an awk sum of the raw lines: per leaf op, exact sums and
+# line counts.
+"$SF" --table --by leaf --metric self_cpu_time_total --format csv --strip-addresses "$manual" |
+	awk -F, 'NR > 1 { print $1, $2, $7 }' | sort > "$T/csv"
+awk '{ v = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); leaf = f[k]
+       gsub(/_at_0x[0-9a-f]+/, "", leaf); sum[leaf] += v; cnt[leaf]++ }
+     END { for (l in sum) print l, sum[l], cnt[l] }' "$manual" | sort > "$T/awk"
+cmp -s "$T/csv" "$T/awk"
+check "the CSV's self times and calls are the raw file's sums and line counts" $?
+
+"$SF" --table --format json --metric self_cpu_time_total "$manual" "$fused" > "$T/json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["metrics"][0]["key"] == "cpu_time_us" and d["metrics"][0]["total"] == 2028460
+assert d["calls"] == 534 and len(d["rows"]) == d["rows_total"]
+r = {x["name"]: x for x in d["rows"]}
+assert r["<built-in_function_gelu>"]["calls"] == 20
+assert r["<built-in_function_gelu>"]["self_cpu_time_us"] == 476407
+' "$T/json"
+check "JSON: parses, totals and a row's fields as documented" $?
+
+# Recursion: a frame counts once per stack in its total.
+printf 'a;b;a 5\na 1\nb;c 2\n' > "$T/rec.txt"
+"$SF" --table --format csv "$T/rec.txt" > "$T/out"
+grep -qx 'a,6,75.00,6,75.00' "$T/out" && grep -qx 'b,0,0.00,7,87.50' "$T/out" &&
+	grep -qx 'c,2,25.00,2,25.00' "$T/out"
+check "recursion: a's total is 6 (not 11), b's 7, shares of 8" $?
+"$SF" --table --by leaf --sort name --format csv "$T/rec.txt" | cut -d, -f1 | tr '\n' ' ' > "$T/out"
+[ "$(cat "$T/out")" = "name a c " ]
+check "--by leaf keeps the frames stacks end in; --sort name" $?
+
+# perf script: the periods as plain numbers.
+"$SF" --table --limit 3 samples/perf/cpu_shares.perf.txt > "$T/out"
+sed -n 2p "$T/out" | grep -q 'Name        Self %          Self       Total %         Total' &&
+	sed -n 4p "$T/out" | grep -q '^ *burn ' && grep -q '^Total: ' "$T/out"
+check "perf script input: a table of periods, burn on top" $?
+
+# Empty input: nothing (text, as torch), a header (CSV), no rows (JSON).
+: > "$T/empty.txt"
+"$SF" --table "$T/empty.txt" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$T/out" ] && grep -q 'no stacks found' "$T/err"
+check "empty input: no table, a note, exit 0" $?
+[ "$("$SF" -q --table --format csv "$T/empty.txt")" = "name,self_value,self_value_pct,total_value,total_value_pct" ]
+check "empty input, CSV: the header line" $?
+"$SF" -q --table --format json "$T/empty.txt" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["rows"] == [] and d["rows_total"] == 0'
+check "empty input, JSON: no rows" $?
+
+# Bad lines are skipped and reported; --strict stops.
+printf 'a;b 1\nnot a stack line\na;c 2\n' > "$T/bad.txt"
+"$SF" --table --format csv "$T/bad.txt" > "$T/out" 2> "$T/err"
+[ $? = 0 ] && grep -q 'bad.txt:2:' "$T/err" && grep -qx 'c,2,66.67,2,66.67' "$T/out"
+check "a bad line: FILE:LINE reported, the rest tabled" $?
+"$SF" --strict --table "$T/bad.txt" > /dev/null 2>&1
+[ $? = 1 ]
+check "a bad line with --strict: exit 1" $?
+
+# Usage errors: exit 2.
+for args in "--table --by nothing" "--table --format xml" "--table --limit -1" "--by leaf" \
+	    "--limit 3" "--table --sort stack" "--table --sort cuda_time_total" \
+	    "--table --by kernel" "--table --metric self_cpu_time_total --sort cuda_time" \
+	    "--table --info"; do
+	"$SF" $args "$T/rec.txt" > /dev/null 2> "$T/err"
+	rc=$?
+	[ $rc = 2 ] && [ -s "$T/err" ]
+	check "usage error: stackfold $args (exit 2, a message)" $?
+done
+
+# -o: the table goes to the file.
+"$SF" --table -o "$T/t.txt" "$T/rec.txt" && grep -q '^Total: 8$' "$T/t.txt"
+check "-o FILE" $?
+
+# Captures: CPU time per function (cpu_shares: 60/30/10), allocations
+# (alloc_pattern: grow() 100 x 1 MiB, leak() 10 x 64 KiB).
+cs=$BUILD/samples/cpu_shares ap=$BUILD/samples/alloc_pattern
+if [ -x "$cs" ] && [ -x "$ap" ] && "$BUILD/stackcap" -o "$T/c.sc" "$cs" 0.5 > /dev/null 2>&1; then
+	"$SF" --table --by leaf --format csv "$T/c.sc" > "$T/c.csv"
+	head -1 "$T/c.csv" | grep -qx 'name,self_cpu_time_us,self_cpu_time_us_pct,total_cpu_time_us,total_cpu_time_us_pct'
+	check "a CPU capture: CPU columns only, no CUDA, no calls" $?
+	awk -F, '$1 == "burn" { b = $2 } { self[$1] = $2 }
+		END { exit !(b > 0 && self["alpha"] == 0) }' "$T/c.csv"
+	check "a CPU capture: burn holds the self time, alpha none (--by leaf)" $?
+	"$SF" --table --format csv "$T/c.sc" |
+		awk -F, '$1 == "alpha" { a = $5 } $1 == "beta" { b = $5 } $1 == "gamma_" { g = $5 }
+			 END { exit !(a > 50 && a < 70 && b > 20 && b < 40 && g > 5 && g < 15) }'
+	check "a CPU capture: alpha/beta/gamma_ totals near 60/30/10 %" $?
+	"$SF" --table "$T/c.sc" | tail -1 | grep -q '^Self CPU time total: '
+	check "a CPU capture: torch's footer" $?
+else
+	echo "# stackcap or the sample programs are missing: capture tables skipped"
+fi
+if [ -x "$ap" ] && "$BUILD/stackcap" --alloc -o "$T/a.sc" "$ap" > /dev/null 2>&1; then
+	"$SF" --table --metric alloc_bytes --by leaf --format csv "$T/a.sc" > "$T/a.csv"
+	grep -q '^grow,104857600,104857600,100$' "$T/a.csv" && grep -q '^leak,655360,655360,10$' "$T/a.csv"
+	check "an allocation capture: grow 104857600 bytes in 100 calls, leak 655360 in 10" $?
+	"$SF" --table --metric alloc_bytes --by leaf "$T/a.sc" | grep -Eq '^ +grow +100\.00 Mb +100\.00 Mb +100  $'
+	check "an allocation capture, text: torch's memory format (100.00 Mb)" $?
+fi
+echo "1..$n"
