@@ -138,7 +138,7 @@ static enum fk_input_result load_input(const char *path, struct fk_stacks *into,
 		ok = fk_capture_fold(&c, &g, gpu, d);
 	}
 	/* Counted as lines so an empty capture says "no stacks found". */
-	into->lines += c.samples + c.nallocs;
+	into->lines += c.samples + c.nallocs + (gpu ? c.nops : 0);
 	fk_capture_free(&c);
 	return ok ? FK_INPUT_OK : FK_INPUT_ERROR;
 }

@@ -123,4 +123,23 @@ if [ -x "$ap" ] && "$BUILD/stackcap" --alloc -o "$T/a.sc" "$ap" > /dev/null 2>&1
 	"$SF" --table --metric alloc_bytes --by leaf "$T/a.sc" | grep -Eq '^ +grow +100\.00 Mb +100\.00 Mb +100  $'
 	check "an allocation capture, text: torch's memory format (100.00 Mb)" $?
 fi
+# A capture with GPU records (the one the record-layer test builds: two
+# gelu_kernel launches of 0.25 us, a 0.4 us copy, a 0.01 us memset, a graph
+# kernel and one kernel with no host stack): --by kernel, worked by hand.
+gpurec=$BUILD/tests/test_gpurec
+if [ -x "$gpurec" ] && "$gpurec" --write-capture "$T/g.sc" 2> /dev/null; then
+	"$SF" --table --by kernel --sort self_cuda_time_total --format csv "$T/g.sc" > "$T/out" 2> "$T/err"
+	cat > "$T/want" <<'EOF2'
+name,self_cpu_time_us,self_cpu_time_us_pct,total_cpu_time_us,total_cpu_time_us_pct,self_cuda_time_us,self_cuda_time_us_pct,total_cuda_time_us,total_cuda_time_us_pct,avg_cuda_time_us,calls
+gelu_kernel,0,,0,,0.5,47.17,0.5,47.17,0.250,2
+[memcpy HtoD],0,,0,,0.4,37.74,0.4,37.74,0.400,1
+lonely,0,,0,,0.1,9.43,0.1,9.43,0.100,1
+graph_kernel,0,,0,,0.05,4.72,0.05,4.72,0.050,1
+[memset],0,,0,,0.01,0.94,0.01,0.94,0.010,1
+EOF2
+	cmp -s "$T/out" "$T/want" && [ ! -s "$T/err" ]
+	check "a GPU capture, --by kernel: launches, shares of 1.06 us, averages, by hand" $?
+	"$SF" --table "$T/g.sc" | grep -Eq '^ +\[unknown\] +NaN +0\.000us +NaN +0\.000us +0\.000us +0\.00% +0\.960us +0\.192us +5  $'
+	check "a GPU capture, text: the host frame holds 0.960 us over 5 launches (CPU shares NaN: no samples)" $?
+fi
 echo "1..$n"

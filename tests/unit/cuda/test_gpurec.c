@@ -337,8 +337,17 @@ static void test_dropped_records(void **state)
 	gpu_emit_free(&e);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* --write-capture PATH: the capture the fold tests read, for the CLI
+	 * tests (tests/e2e/table.sh) */
+	if (argc == 3 && strcmp(argv[1], "--write-capture") == 0) {
+		load_cupti(NULL);
+		char *path = write_capture(false);
+		int rc = rename(path, argv[2]) == 0 ? 0 : 1;
+		free(path);
+		return rc;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_real_cupti),
 		cmocka_unit_test(test_capture_gpu_fold),
