@@ -593,13 +593,13 @@ case $problems in
 esac
 
 # ------------------------------------------------------------- h. exec --
-# stackcap -o F sh -c 'cpu_shares 0.2': the shell's capture is F (the first
+# stackcap -o F sh -c 'cpu_shares 0.5': the shell's capture is F (the first
 # process); dash runs the command in a (v)forked child, whose exec'd image
 # writes F.<pid>. With "exec" the image keeps the shell's pid: F exists, so
 # it writes F.1 (open_output). --no-follow: only sh's file.
 c=$T/exec.cap
 begin
-cap "$c" -- sh -c "$CPU_SHARES 0.2"
+cap "$c" -- sh -c "$CPU_SHARES 0.5" # long enough for steady shares on a busy machine
 want_rc 0
 want_out 1
 info "$c"
@@ -609,7 +609,7 @@ files=$(cd "$T" && ls exec.cap.* 2>/dev/null)
 [ "$(echo "$files" | grep -c .)" -eq 1 ] || problem "files beside F: '$files', expected one"
 f=$T/$(echo "$files" | head -n 1)
 want_clean "$f" "cpu_shares' capture"
-grep -q "^command: *$CPU_SHARES 0.2" "$T/info" || problem "$(basename "$f")'s command: $(grep '^command' "$T/info")"
+grep -q "^command: *$CPU_SHARES 0.5" "$T/info" || problem "$(basename "$f")'s command: $(grep '^command' "$T/info")"
 want_fold "$f" "$T/exec.txt" "stackfold"
 got=$(folded within "$T/exec.txt" alpha 60 10 beta 30 10 gamma_ 10 10) || problem "shares: $got"
 finish "h. exec, followed: sh's capture F and cpu_shares' $(basename "$f") (clean; $got)"
