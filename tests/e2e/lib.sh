@@ -1,6 +1,7 @@
 # lib.sh - what the end-to-end suites share: sanitizer settings, a scratch
 # directory ($T), and the helpers that run a case and print its TAP line.
-# Sourced by tests/e2e/run.sh and tests/e2e/mem/run.sh.
+# Sourced by the e2e suites (tests/e2e/run.sh, mem/run.sh, perf/*.sh,
+# table.sh).
 
 # Sanitizer builds: a sanitizer report must never pass for an expected
 # "exit 1"; give it its own status, and also look for its report on stderr.
@@ -40,6 +41,16 @@ finish() {
 		failed=$((failed + 1))
 		echo "not ok $n - $1"
 		printf '%s' "$problems" | head -n 10 | sed 's/^/# /'
+	fi
+}
+# check DESC STATUS: the TAP line of a check that is one status (0: ok).
+check() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1"
 	fi
 }
 sep() { # the "--" between a case's arguments and its command

@@ -10,9 +10,7 @@ BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/e2e/table
 SF=$BUILD/stackfold
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-n=0
-check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+. "$root/tests/e2e/lib.sh"
 cd "$root" || exit 1
 manual=samples/torch/stacks_gelu_manual.txt fused=samples/torch/stacks_gelu_fused.txt
 

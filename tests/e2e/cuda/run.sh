@@ -6,9 +6,7 @@
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-n=0
-check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+. "$root/tests/e2e/lib.sh"
 
 cc -O1 -g -o "$T/inject" "$root/tests/e2e/cuda/inject.c" -ldl || { echo "Bail out! cannot build inject.c"; exit 0; }
 "$BUILD/stackcap" -o "$T/i.sc" "$T/inject" > "$T/out" 2> "$T/err"

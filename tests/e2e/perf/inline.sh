@@ -16,9 +16,7 @@ BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 here=$root/tests/e2e/perf
 SF=$BUILD/stackfold
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-n=0
-check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+. "$root/tests/e2e/lib.sh"
 
 for tool in cc objdump addr2line nm strip; do
 	if ! command -v $tool > /dev/null 2>&1; then
