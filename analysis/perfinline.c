@@ -62,7 +62,9 @@ static bool skipped_module(const char *mod, size_t n)
 		const char *q = p + 5, *end = mod + n;
 		while (q < end && *q >= '0' && *q <= '9')
 			q++;
-		if (q > p + 5 && end - q >= 4 && memcmp(q + 1, "map", 3) == 0)
+		/* \d+ may give its last digit back to the "." */
+		if ((q > p + 5 && end - q >= 4 && memcmp(q + 1, "map", 3) == 0) ||
+		    (q > p + 6 && end - q >= 3 && memcmp(q, "map", 3) == 0))
 			return true;
 	}
 	return false;

@@ -151,11 +151,14 @@ static void text_cell(const struct fk_toptable *tt, const struct fk_table_row *r
 	}
 }
 
+/* Characters as Python counts them for its padding; a byte that is not
+ * valid UTF-8 counts as one. */
 static size_t code_points(const char *p, size_t len)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)p[i] & 0xC0) != 0x80;
+	bool valid;
+	for (size_t i = 0; i < len; n++)
+		fk_utf8_next(p, len, &i, &valid);
 	return n;
 }
 

@@ -213,6 +213,29 @@ static void test_plain_numbers_and_escaping(void **state)
 	fk_stacks_free(&s);
 }
 
+/* A name of bytes that are not UTF-8: each counts as one character, so it
+ * is cut at 52 bytes like any long name (and never overruns the cut). */
+static void test_invalid_utf8_name(void **state)
+{
+	(void)state;
+	char line[320];
+	memset(line, 0x80, 300);
+	memcpy(line + 300, " 7", 3);
+	const char *const lines[] = { line, NULL };
+	struct fk_stacks s;
+	load(&s, lines);
+	struct fk_tableview_opts o = { 0 };
+	char *text = write(&s, NULL, &o, 0);
+	char want[64];
+	memset(want, 0x80, 52);
+	memcpy(want + 52, "...   ", 7);
+	char *row = strstr(text, want);
+	assert_non_null(row);
+	assert_true(row == text || row[-1] == '\n'); /* the row starts with it: 55 wide */
+	free(text);
+	fk_stacks_free(&s);
+}
+
 /* A capture's table: CPU time, then CUDA time with the kernel launches as
  * calls, in torch's device column order. */
 static void test_cpu_and_cuda(void **state)
@@ -276,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_torch_text),
 		cmocka_unit_test(test_plain_numbers_and_escaping),
 		cmocka_unit_test(test_cpu_and_cuda),
+		cmocka_unit_test(test_invalid_utf8_name),
 		cmocka_unit_test(test_sort_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
