@@ -358,9 +358,7 @@ int main(int argc, char **argv)
 						  "calls, avg, name, or torch's names: see --help)", sort);
 		tv.sort = sort;
 		tv.metric = co.metric;
-		tv.capture = true; /* what a capture folds first */
-		co.metric = fk_tableview_first_metric(&tv);
-		tv.capture = false; /* until one is read */
+		co.metric = fk_tableview_capture_metric(co.metric);
 	}
 	int status = FK_EXIT_OK;
 	if (include.count && !(fo.include = compile_any(&include, "--include", &status)))
@@ -382,7 +380,8 @@ int main(int argc, char **argv)
 		 * otherwise everything aggregates in one table, folded once. */
 		struct fk_stacks one = { 0 }, one_gpu = { 0 };
 		struct fk_stacks *into = transform ? &one : &result;
-		struct fk_stacks *gpu_into = !table ? NULL : transform ? &one_gpu : &gpu;
+		struct fk_stacks *gpu_into = !table || !fk_tableview_wants_gpu(tv.metric) ? NULL
+					     : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
 		if (load_input(inputs[i], into, gpu_into, &tv.capture, &co, info, kind, &po, &diag) !=
 		    FK_INPUT_OK)

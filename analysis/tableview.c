@@ -24,20 +24,20 @@ static bool time_metric(enum fk_cap_metric m)
 	return m == FK_METRIC_SELF_CPU || m == FK_METRIC_SELF_CUDA;
 }
 
-enum fk_cap_metric fk_tableview_first_metric(const struct fk_tableview_opts *o)
+enum fk_cap_metric fk_tableview_capture_metric(enum fk_cap_metric m)
 {
-	return o->capture && time_metric(o->metric) ? FK_METRIC_SELF_CPU : o->metric;
+	return time_metric(m) ? FK_METRIC_SELF_CPU : m;
 }
 
-bool fk_tableview_wants_gpu(const struct fk_tableview_opts *o)
+bool fk_tableview_wants_gpu(enum fk_cap_metric m)
 {
-	return o->capture && time_metric(o->metric);
+	return time_metric(m);
 }
 
 /* What the first metric's values are, and whether its lines are calls. */
 static void describe(const struct fk_tableview_opts *o, struct fk_toptable_metric *mt, bool *calls)
 {
-	enum fk_cap_metric m = fk_tableview_first_metric(o);
+	enum fk_cap_metric m = o->capture ? fk_tableview_capture_metric(o->metric) : o->metric;
 	*calls = false;
 	*mt = (struct fk_toptable_metric){ .key = "value", .unit = FK_UNIT_NUMBER };
 	if (!o->capture && !o->metric_given)

@@ -33,11 +33,10 @@ struct fk_tableview_opts {
  * cpu_memory_usage, self_cuda_memory_usage, cuda_memory_usage. */
 bool fk_tableview_sort_known(const char *name);
 
-/* The fold metric whose stacks are the table's first metric (a capture's
- * table of times folds CPU time first, its GPU time second). */
-enum fk_cap_metric fk_tableview_first_metric(const struct fk_tableview_opts *o);
-/* Whether a capture's GPU time is folded as a second metric. */
-bool fk_tableview_wants_gpu(const struct fk_tableview_opts *o);
+/* What a capture folds first for --metric m (its CPU time for a table of
+ * times), and whether its GPU time is folded too, as the second metric. */
+enum fk_cap_metric fk_tableview_capture_metric(enum fk_cap_metric m);
+bool fk_tableview_wants_gpu(enum fk_cap_metric m);
 
 /* Builds the table of first (and gpu, which may be empty) and writes it.
  * Returns 0, or 2 with *usage set when the options ask for something the

@@ -139,5 +139,9 @@ EOF2
 	check "a GPU capture, --by kernel: launches, shares of 1.06 us, averages, by hand" $?
 	"$SF" --table "$T/g.sc" | grep -Eq '^ +\[unknown\] +NaN +0\.000us +NaN +0\.000us +0\.000us +0\.00% +0\.960us +0\.192us +5  $'
 	check "a GPU capture, text: the host frame holds 0.960 us over 5 launches (CPU shares NaN: no samples)" $?
+	"$SF" --table --metric gpu_alloc_bytes --format csv "$T/g.sc" > "$T/out"
+	[ "$(cat "$T/out")" = "name,self_cuda_mem_bytes,total_cuda_mem_bytes,calls
+[unknown],1048576,1048576,1" ]
+	check "a GPU capture, --metric gpu_alloc_bytes: the 1 MiB allocation, no GPU time columns" $?
 fi
 echo "1..$n"
