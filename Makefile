@@ -23,7 +23,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # CFLAGS/LDFLAGS from the command line or environment are added, never lost.
 CFLAGS   ?=
 LDFLAGS  ?=
-FK_CFLAGS  = -std=c11 -D_GNU_SOURCE $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
+FK_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
 LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lxxhash -lpcre2-8 -lm -pthread
 
@@ -34,7 +34,7 @@ DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
 MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c
-LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c render/*.c))
+LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c analysis/*/*.c render/*.c))
 # The capture shim: preloaded into programs, so position-independent and
 # never sanitized (a sanitizer runtime must come first in a process).
 # Its CUDA side is built against the toolkit's headers when they are there
@@ -44,7 +44,7 @@ HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
 SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
-SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
+SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
 	      $(if $(HAVE_CUPTI),-I$(CUDA_HOME)/include) $(CFLAGS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)
@@ -150,7 +150,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
 	for h in stacks capture; do \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
+	  clang -std=c11 -D_GNU_SOURCE -I. -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
 		tests/fuzz/fuzz_$$h.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_$$h || exit 1; \
 	done
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-capture && \

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/input.h"
-#include "../formats/sink.h"
-#include "../formats/torchmem.h"
-#include "../render/memhtml.h"
-#include "../render/memplot.h"
-#include "cli.h"
-#include "memload.h"
+#include "formats/input.h"
+#include "formats/sink.h"
+#include "formats/torchmem.h"
+#include "render/memhtml.h"
+#include "render/memplot.h"
+#include "formats/cli.h"
+#include "analysis/mem/load.h"
 
 static const char *prog = "memtimeline";
 

@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capload.h"
-#include "cli.h"
-#include "fold.h"
-#include "folded.h"
-#include "load.h"
-#include "perfscript.h"
-#include "symbolize.h"
-#include "tableview.h"
+#include "analysis/capture/model.h"
+#include "formats/cli.h"
+#include "analysis/core/transform.h"
+#include "analysis/core/folded_write.h"
+#include "analysis/core/stackload.h"
+#include "formats/perfscript.h"
+#include "analysis/sym/symbolize.h"
+#include "analysis/table/view.h"
 
 static const char *prog = "stackfold";
 

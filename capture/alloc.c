@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim.h"
+#include "capture/shim.h"
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);

@@ -22,8 +22,8 @@
 
 #include <cupti.h>
 
-#include "gpurec.h"
-#include "shim.h"
+#include "capture/gpurec.h"
+#include "capture/shim.h"
 
 #define BUFFER_BYTES ((size_t)4 << 20)
 #define FLUSH_PERIOD_MS 100

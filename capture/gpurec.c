@@ -1,5 +1,5 @@
 /* gpurec.c - CUPTI activity records into capture payloads (see gpurec.h). */
-#include "gpurec.h"
+#include "capture/gpurec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 
 #include <cupti.h>
 
-#include "../formats/capture.h"
+#include "formats/capture.h"
 
 struct gpu_name {
 	const char *p; /* a copy */

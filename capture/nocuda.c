@@ -2,7 +2,7 @@
  * toolkit's headers: nothing to set up, and the capture says why. */
 #include <stdio.h>
 
-#include "shim.h"
+#include "capture/shim.h"
 
 void cupti_prepare(void) {}
 void nvtx_prepare(void) {}

@@ -14,7 +14,7 @@
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
-#include "shim.h"
+#include "capture/shim.h"
 
 static SHIM_TLS int depth; /* push/pop nesting, what push returns */
 static _Atomic uint64_t next_range = 1;

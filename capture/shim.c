@@ -25,7 +25,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "shim.h"
+#include "capture/shim.h"
 
 struct shim_config shim_cfg;
 _Atomic int shim_ready;

@@ -14,8 +14,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "../formats/capture.h"
-#include "ring.h"
+#include "formats/capture.h"
+#include "capture/ring.h"
 
 #define SHIM_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MAX_FRAMES 128

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../analysis/capload.h"
-#include "../analysis/cli.h"
-#include "../formats/input.h"
+#include "analysis/capture/model.h"
+#include "formats/cli.h"
+#include "formats/input.h"
 
 static const char *prog = "stackcap";
 

@@ -18,8 +18,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "../formats/capture.h"
-#include "shim.h"
+#include "formats/capture.h"
+#include "capture/shim.h"
 
 #define CYCLE_MS 50
 

@@ -1,5 +1,5 @@
 /* capture.c - reading capture files (see capture.h). */
-#include "capture.h"
+#include "formats/capture.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "input.h"
+#include "formats/input.h"
 
 static uint32_t rd32(const uint8_t *p)
 {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "formats/diag.h"
 
 #define FK_CAP_MAGIC "STKCAP01"
 #define FK_CAP_VERSION 1

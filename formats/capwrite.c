@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "capture.h"
+#include "formats/capture.h"
 
 void fk_cap_buf_free(struct fk_cap_buf *b)
 {

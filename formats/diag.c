@@ -1,5 +1,5 @@
 /* diag.c - bad-line reporting (see diag.h). */
-#include "diag.h"
+#include "formats/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* input.c - lines from files, pipes and gzip streams (see input.h). */
-#include "input.h"
+#include "formats/input.h"
 
 #include <errno.h>
 #include <fcntl.h>

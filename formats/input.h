@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "formats/diag.h"
 
 #define FK_INPUT_MAX_LINE ((size_t)64 << 20)
 

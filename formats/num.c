@@ -1,5 +1,5 @@
 /* num.c - exact decimal arithmetic for stack values (see num.h). */
-#include "num.h"
+#include "formats/num.h"
 
 #include <stdlib.h>
 

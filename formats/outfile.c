@@ -1,5 +1,5 @@
 /* outfile.c - all-or-nothing output files (see outfile.h). */
-#include "outfile.h"
+#include "formats/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* sink.c - buffered plain or gzip output (see sink.h). */
-#include "sink.h"
+#include "formats/sink.h"
 
-#include "outfile.h"
+#include "formats/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* stacktext.c - the folded-stack line grammar (see stacktext.h). */
-#include "stacktext.h"
+#include "formats/stacktext.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "num.h"
+#include "formats/num.h"
 
 enum fk_stackline_kind {
 	FK_STACKLINE_STACK,   /* a stack and one or two values */

@@ -1,5 +1,5 @@
 /* torchmem.c - torch memory timeline files (see torchmem.h). */
-#include "torchmem.h"
+#include "formats/torchmem.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-#include "input.h"
-#include "../analysis/memcoalesce.h"
+#include "formats/input.h"
+#include "analysis/mem/coalesce.h"
 
 #define ROW_VALUES 4
 

@@ -9,9 +9,9 @@
 #ifndef FK_TORCHMEM_H
 #define FK_TORCHMEM_H
 
-#include "../analysis/memevents.h"
-#include "diag.h"
-#include "sink.h"
+#include "analysis/mem/events.h"
+#include "formats/diag.h"
+#include "formats/sink.h"
 
 /* Appends the events of a raw timeline file ("-": stdin) to tl. Any
  * malformed row is an error, reported as "name: event N: reason" (N counts

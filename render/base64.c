@@ -1,5 +1,5 @@
 /* base64.c - base64 encoding (see base64.h). */
-#include "base64.h"
+#include "render/base64.h"
 
 static const char alphabet[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -1,10 +1,10 @@
 /* color.c - flamegraph.pl-compatible frame colours (see color.h). */
-#include "color.h"
+#include "render/color.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "render/utf8.h"
 
 void fk_rand_seed(struct fk_rand *r, uint32_t seed)
 {

@@ -1,5 +1,5 @@
 /* flame.c - options defaults and stacks -> layout -> SVG (see flame.h). */
-#include "flame.h"
+#include "render/flame.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "layout.h"
-#include "palette_map.h"
-#include "svg.h"
+#include "render/layout.h"
+#include "render/palette_map.h"
+#include "render/svg.h"
 
 void fk_flame_opts_defaults(struct fk_flame_opts *o)
 {

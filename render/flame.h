@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../analysis/load.h"
-#include "../analysis/stacks.h"
-#include "color.h"
+#include "analysis/core/stackload.h"
+#include "analysis/core/stacks.h"
+#include "render/color.h"
 
 struct fk_flame_opts {
 	const char *title;     /* NULL: "Flame Graph", "Icicle Graph" or "Flame Chart" */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/cli.h"
-#include "../analysis/fold.h"
-#include "../analysis/load.h"
-#include "flame.h"
+#include "formats/cli.h"
+#include "analysis/core/transform.h"
+#include "analysis/core/stackload.h"
+#include "render/flame.h"
 
 static const char *prog = "flamegraph";
 

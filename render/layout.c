@@ -1,5 +1,5 @@
 /* layout.c - flamegraph.pl's "flow" merge with pruning on close (see layout.h). */
-#include "layout.h"
+#include "render/layout.h"
 
 #include <math.h>
 #include <stdio.h>

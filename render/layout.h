@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../analysis/strtab.h"
+#include "analysis/core/strtab.h"
 
 struct fk_frame {
 	uint32_t name;  /* id in names; the root is depth 0 */

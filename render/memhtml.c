@@ -1,11 +1,11 @@
 /* memhtml.c - the memory timeline page (see memhtml.h). */
-#include "memhtml.h"
+#include "render/memhtml.h"
 
 #include <inttypes.h>
 
-#include "base64.h"
-#include "memplot.h"
-#include "xml.h"
+#include "render/base64.h"
+#include "render/memplot.h"
+#include "render/xml.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "../analysis/memreplay.h"
+#include "analysis/mem/replay.h"
 
 /* Groups of allocations listed at most. */
 #define FK_MEMHTML_TOP 20

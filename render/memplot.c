@@ -6,7 +6,7 @@
  * ScalarFormatter (just enough decimals, a 1eN multiplier outside 1e-5 to
  * 1e6), DejaVu Sans at 10 pt (title 12 pt), legend in the upper right.
  */
-#include "memplot.h"
+#include "render/memplot.h"
 
 #include <cairo/cairo.h>
 #include <fontconfig/fontconfig.h>
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/memcoalesce.h"
+#include "analysis/mem/coalesce.h"
 
 const unsigned fk_memplot_colors[FK_MEM_NCAT] = {
 	0x006400, /* darkgreen: PARAMETER */

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "../analysis/memevents.h"
+#include "analysis/mem/events.h"
 
 #define FK_MEMPLOT_WIDTH 1600
 #define FK_MEMPLOT_HEIGHT 960

@@ -1,5 +1,5 @@
 /* palette_map.c - palette.map read and write (see palette_map.h). */
-#include "palette_map.h"
+#include "render/palette_map.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "../analysis/strtab.h"
-#include "color.h"
+#include "analysis/core/strtab.h"
+#include "render/color.h"
 
 struct fk_palette_map {
 	struct fk_strtab names;

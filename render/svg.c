@@ -1,12 +1,12 @@
 /* svg.c - flame graph SVG writer (see svg.h). */
-#include "svg.h"
+#include "render/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
-#include "xml.h"
+#include "render/utf8.h"
+#include "render/xml.h"
 
 extern const char fk_asset_flamegraph_js[];
 extern const char fk_asset_flamegraph_css[];

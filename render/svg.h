@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-#include "flame.h"
-#include "layout.h"
+#include "render/flame.h"
+#include "render/layout.h"
 
 typedef struct fk_rgb (*fk_frame_color_fn)(void *ctx, const struct fk_layout *L,
 					   const struct fk_frame *f);

@@ -1,11 +1,11 @@
 /* toptable.c - a top table as torch's text, CSV or JSON (see toptable.h). */
-#include "toptable.h"
+#include "render/toptable.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "utf8.h"
-#include "xml.h"
+#include "render/utf8.h"
+#include "render/xml.h"
 
 enum cell { SELF, SELF_PCT, TOTAL, TOTAL_PCT, AVG, CALLS };
 

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../analysis/table.h"
+#include "analysis/table/sums.h"
 
 enum fk_toptable_unit {
 	FK_UNIT_US,     /* microseconds (torch's times) */

@@ -1,5 +1,5 @@
 /* utf8.c - code point decoding (see utf8.h). */
-#include "utf8.h"
+#include "render/utf8.h"
 
 uint32_t fk_utf8_next(const char *s, size_t len, size_t *i, bool *valid)
 {

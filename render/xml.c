@@ -1,9 +1,9 @@
 /* xml.c - well-formed text for SVG output (see xml.h). */
-#include "xml.h"
+#include "render/xml.h"
 
 #include <string.h>
 
-#include "utf8.h"
+#include "render/utf8.h"
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../formats/capture.h"
+#include "formats/capture.h"
 
 static uint64_t state = 0x9E3779B97F4A7C15ull;
 

@@ -13,10 +13,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../analysis/capload.h"
-#include "../../analysis/memreplay.h"
-#include "../../analysis/perfscript.h"
-#include "../../formats/torchmem.h"
+#include "analysis/capture/model.h"
+#include "analysis/mem/replay.h"
+#include "formats/perfscript.h"
+#include "formats/torchmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analysis/fold.h"
-#include "../../analysis/folded.h"
-#include "../../analysis/load.h"
-#include "../../render/flame.h"
+#include "analysis/core/transform.h"
+#include "analysis/core/folded_write.h"
+#include "analysis/core/stackload.h"
+#include "render/flame.h"
 
 struct sink {
 	struct fk_stacks *stacks;

@@ -19,7 +19,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "../../analysis/addr2line.h"
+#include "analysis/sym/addr2line.h"
 #include "scratch_dir.h"
 
 static void *volatile g_ret;     /* a return address inside a2l_inlined */

@@ -26,7 +26,7 @@
 
 #include "stderr_capture.h"
 
-#include "../../formats/capture.h"
+#include "formats/capture.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -15,7 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../render/color.h"
+#include "render/color.h"
 
 static void assert_rgb(struct fk_rgb got, int r, int g, int b, const char *what)
 {

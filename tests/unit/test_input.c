@@ -29,7 +29,7 @@
 #include "scratch_dir.h"
 #include "stderr_capture.h"
 
-#include "../../formats/input.h"
+#include "formats/input.h"
 
 
 /* ---- helpers ------------------------------------------------------------ */

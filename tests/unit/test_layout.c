@@ -21,7 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../render/layout.h"
+#include "render/layout.h"
 
 static void push(struct fk_layout *L, const char *stack, double width)
 {

@@ -37,10 +37,10 @@
 #include "scratch_dir.h"
 #include "stderr_capture.h"
 
-#include "../../analysis/arena.h"
-#include "../../analysis/load.h"
-#include "../../analysis/stacks.h"
-#include "../../analysis/strtab.h"
+#include "analysis/core/arena.h"
+#include "analysis/core/stackload.h"
+#include "analysis/core/stacks.h"
+#include "analysis/core/strtab.h"
 
 
 #define U64_MAX_TEXT "18446744073709551615"

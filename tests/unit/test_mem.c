@@ -18,11 +18,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analysis/memcoalesce.h"
-#include "../../analysis/memevents.h"
-#include "../../analysis/memreplay.h"
-#include "../../render/memhtml.h"
-#include "../../render/memplot.h"
+#include "analysis/mem/coalesce.h"
+#include "analysis/mem/events.h"
+#include "analysis/mem/replay.h"
+#include "render/memhtml.h"
+#include "render/memplot.h"
 
 /* Pairs (t, int(t / 1000)) computed by CPython 3.11, the oracle: values
  * around 2^53 and random epoch times, where (double)t / 1000.0 is wrong. */

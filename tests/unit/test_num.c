@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../formats/num.h"
+#include "formats/num.h"
 
 /* Parses a NUL-terminated string that must be valid. */
 static struct fk_num num(const char *s)

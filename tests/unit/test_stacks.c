@@ -15,10 +15,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analysis/fold.h"
-#include "../../analysis/regex.h"
-#include "../../analysis/stacks.h"
-#include "../../analysis/strtab.h"
+#include "analysis/core/transform.h"
+#include "analysis/core/regex.h"
+#include "analysis/core/stacks.h"
+#include "analysis/core/strtab.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../formats/stacktext.h"
+#include "formats/stacktext.h"
 
 static enum fk_stackline_kind parse_n(const char *line, size_t len, struct fk_stackline *out,
 				      const char **why)

@@ -23,7 +23,7 @@
 #include <link.h>
 #include <unistd.h>
 
-#include "../../analysis/symbolize.h"
+#include "analysis/sym/symbolize.h"
 
 /* ---- what the code under test looks at ----------------------------------- */
 

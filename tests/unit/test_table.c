@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../analysis/tableview.h"
+#include "analysis/table/view.h"
 
 /* "stack value" lines (value may have decimals) into a stack table. */
 static void load(struct fk_stacks *s, const char *const *lines)

@@ -16,8 +16,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../render/svg.h"
-#include "../../render/xml.h"
+#include "render/svg.h"
+#include "render/xml.h"
 
 #define FFFD "\xEF\xBF\xBD"
 

@@ -21,9 +21,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../../analysis/capload.h"
-#include "../../../analysis/folded.h"
-#include "../../../capture/gpurec.h"
+#include "analysis/capture/model.h"
+#include "analysis/core/folded_write.h"
+#include "capture/gpurec.h"
 
 static gpu_next_record_fn next_record;
 

@@ -1,0 +1,529 @@
+/* model.c - reading a capture into struct fk_capture (see capload.h). */
+#include "analysis/capture/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+	char *s = malloc(n + 1);
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+static bool grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	if (want <= *cap)
+		return true;
+	size_t n = *cap ? *cap : 64;
+	while (n < want)
+		n *= 2;
+	void *q = realloc(*p, n * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+/* ---- per-chunk decoders ---- */
+
+static bool key_is(const uint8_t *key, size_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(key, want, len) == 0;
+}
+
+static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	while (fk_cap_more(k)) {
+		size_t kl, vl;
+		const uint8_t *key = fk_cap_get_bytes(k, &kl), *val = fk_cap_get_bytes(k, &vl);
+		if (k->bad)
+			break;
+		if (key_is(key, kl, "command")) {
+			free(c->command);
+			c->command = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "gpu")) {
+			free(c->gpu_status);
+			c->gpu_status = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "gpu_clock")) {
+			c->gpu_monotonic = key_is(val, vl, "monotonic");
+		}
+	}
+	return !k->bad;
+}
+
+/* ---- CUDA ---- */
+
+static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		uint8_t tag = fk_cap_get_u8(k);
+		if (tag == FK_CAP_API_LINK) {
+			uint64_t driver = fk_cap_get_uvarint(k), runtime = fk_cap_get_uvarint(k);
+			if (k->bad)
+				break;
+			if (!grow((void **)&c->links, &c->links_cap, c->nlinks + 1, sizeof *c->links))
+				return false;
+			c->links[c->nlinks][0] = (uint32_t)driver;
+			c->links[c->nlinks][1] = (uint32_t)runtime;
+			c->nlinks++;
+			continue;
+		}
+		if (tag == FK_CAP_API_GRAPH_NODE || tag == FK_CAP_API_GRAPH_CLONE) {
+			struct fk_cap_graph_node g = { 0 };
+			g.id = fk_cap_get_uvarint(k);
+			if (tag == FK_CAP_API_GRAPH_CLONE) {
+				g.original = fk_cap_get_uvarint(k);
+			} else {
+				g.tid = (uint32_t)fk_cap_get_uvarint(k);
+				g.node = (uint32_t)fk_cap_get_uvarint(k);
+			}
+			if (k->bad)
+				break;
+			if (!grow((void **)&c->graph, &c->graph_cap, c->ngraph + 1, sizeof *c->graph))
+				return false;
+			c->graph[c->ngraph++] = g;
+			continue;
+		}
+		if (tag != FK_CAP_API_CALL) {
+			k->bad = true;
+			break;
+		}
+		struct fk_cap_api a = { 0 };
+		a.tid = (uint32_t)fk_cap_get_uvarint(k);
+		a.corr = (uint32_t)fk_cap_get_uvarint(k);
+		a.domain = fk_cap_get_u8(k);
+		a.cbid = (uint32_t)fk_cap_get_uvarint(k);
+		a.node = (uint32_t)fk_cap_get_uvarint(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		a.t_ns = t;
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->apis, &c->apis_cap, c->napis + 1, sizeof *c->apis))
+			return false;
+		c->apis[c->napis++] = a;
+	}
+	return !k->bad;
+}
+
+static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	while (fk_cap_more(k)) {
+		uint8_t tag = fk_cap_get_u8(k);
+		struct fk_cap_gpu_op op = { .tag = tag };
+		switch (tag) {
+		case FK_CAP_GPU_NAME: {
+			uint64_t id = fk_cap_get_uvarint(k);
+			size_t len;
+			const uint8_t *name = fk_cap_get_bytes(k, &len);
+			if (k->bad || id == 0 || id > UINT32_MAX)
+				return false;
+			if (id >= c->nnames) {
+				char **n = realloc(c->names, (id + 1) * sizeof *n);
+				if (!n)
+					return false;
+				memset(n + c->nnames, 0, (id + 1 - c->nnames) * sizeof *n);
+				c->names = n;
+				c->nnames = id + 1;
+			}
+			free(c->names[id]);
+			c->names[id] = dup_bytes(name, len);
+			continue;
+		}
+		case FK_CAP_GPU_KERNEL:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k); /* stream */
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.name = (uint32_t)fk_cap_get_uvarint(k);
+			op.graph_node = fk_cap_get_uvarint(k);
+			break;
+		case FK_CAP_GPU_MEMCPY:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.runtime_corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.bytes = fk_cap_get_uvarint(k);
+			op.copy_kind = fk_cap_get_u8(k);
+			break;
+		case FK_CAP_GPU_MEMSET:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.device = (uint32_t)fk_cap_get_uvarint(k);
+			fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			op.bytes = fk_cap_get_uvarint(k);
+			break;
+		case FK_CAP_GPU_SYNC:
+			op.corr = (uint32_t)fk_cap_get_uvarint(k);
+			op.start = fk_cap_get_uvarint(k);
+			op.dur = fk_cap_get_uvarint(k);
+			fk_cap_get_u8(k);
+			break;
+		case FK_CAP_GPU_OVERHEAD:
+			fk_cap_get_uvarint(k), fk_cap_get_uvarint(k), fk_cap_get_uvarint(k);
+			continue;
+		case FK_CAP_GPU_DROPPED:
+			c->gpu_dropped += fk_cap_get_uvarint(k);
+			continue;
+		case FK_CAP_GPU_NO_TIMESTAMP:
+			c->gpu_no_timestamp += fk_cap_get_uvarint(k);
+			continue;
+		default:
+			k->bad = true;
+		}
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->ops, &c->ops_cap, c->nops + 1, sizeof *c->ops))
+			return false;
+		c->ops[c->nops++] = op;
+	}
+	return !k->bad;
+}
+
+static bool nvtx(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		struct fk_cap_nvtx v = { 0 };
+		v.op = fk_cap_get_u8(k);
+		v.tid = (uint32_t)fk_cap_get_uvarint(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		v.t_ns = t;
+		v.id = fk_cap_get_uvarint(k);
+		size_t len;
+		const uint8_t *name = fk_cap_get_bytes(k, &len);
+		if (k->bad || v.op < FK_CAP_NVTX_PUSH || v.op > FK_CAP_NVTX_END) {
+			k->bad = true;
+			break;
+		}
+		if (!grow((void **)&c->nvtx, &c->nvtx_cap, c->nnvtx + 1, sizeof *c->nvtx))
+			return false;
+		if (v.op != FK_CAP_NVTX_POP && v.op != FK_CAP_NVTX_END)
+			v.name = dup_bytes(name, len);
+		c->nvtx[c->nnvtx++] = v;
+	}
+	return !k->bad;
+}
+
+static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	while (fk_cap_more(k)) {
+		struct fk_cap_gpu_mem m = { 0 };
+		m.kind = fk_cap_get_u8(k);
+		if (m.kind == FK_CAP_POOL) {
+			m.device = (uint32_t)fk_cap_get_uvarint(k);
+			m.addr = fk_cap_get_uvarint(k);
+			m.pool_op = fk_cap_get_u8(k);
+			m.bytes = fk_cap_get_uvarint(k);
+			m.t = fk_cap_get_uvarint(k);
+		} else {
+			m.corr = (uint32_t)fk_cap_get_uvarint(k);
+			m.device = (uint32_t)fk_cap_get_uvarint(k);
+			m.addr = fk_cap_get_uvarint(k);
+			m.bytes = fk_cap_get_uvarint(k);
+			m.t = fk_cap_get_uvarint(k);
+			fk_cap_get_u8(k); /* memory kind */
+			m.async = fk_cap_get_u8(k);
+		}
+		if (k->bad || m.kind < FK_CAP_ALLOC || m.kind > FK_CAP_POOL) {
+			k->bad = true;
+			break;
+		}
+		if (!grow((void **)&c->gmem, &c->gmem_cap, c->ngmem + 1, sizeof *c->gmem))
+			return false;
+		c->gmem[c->ngmem++] = m;
+	}
+	return !k->bad;
+}
+
+static bool modules(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	size_t cap = c->nmodules;
+	while (fk_cap_more(k)) {
+		struct fk_cap_module m = { 0 };
+		size_t pl, bl;
+		const uint8_t *path = fk_cap_get_bytes(k, &pl);
+		m.start = fk_cap_get_uvarint(k);
+		m.end = fk_cap_get_uvarint(k);
+		m.bias = fk_cap_get_uvarint(k);
+		const uint8_t *id = fk_cap_get_bytes(k, &bl);
+		if (k->bad)
+			break;
+		/* A module seen before (same range and path) is kept once. */
+		bool known = false;
+		for (size_t i = 0; i < c->nmodules && !known; i++)
+			known = c->modules[i].start == m.start && c->modules[i].end == m.end &&
+				strlen(c->modules[i].path) == pl &&
+				memcmp(c->modules[i].path, path, pl) == 0;
+		if (known)
+			continue;
+		if (!grow((void **)&c->modules, &cap, c->nmodules + 1, sizeof *c->modules))
+			return false;
+		m.path = dup_bytes(path, pl);
+		m.build_id = bl ? (uint8_t *)dup_bytes(id, bl) : NULL;
+		m.build_id_len = bl;
+		c->modules[c->nmodules++] = m;
+	}
+	return !k->bad;
+}
+
+static bool stacks(struct fk_capture *c, struct fk_cap_cursor *k, size_t *node_cap)
+{
+	uint64_t id = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k) && id > 0 && id < UINT32_MAX) {
+		uint64_t parent = fk_cap_get_uvarint(k), ip = fk_cap_get_uvarint(k);
+		if (k->bad || parent >= id)
+			return false; /* a parent is always defined first */
+		size_t cap_p = *node_cap, cap_i = *node_cap;
+		if (!grow((void **)&c->parent, &cap_p, id + 1, sizeof *c->parent) ||
+		    !grow((void **)&c->ip, &cap_i, id + 1, sizeof *c->ip))
+			return false;
+		if (cap_p != *node_cap) /* new room holds no nodes yet */
+			memset(c->parent + *node_cap, 0, (cap_p - *node_cap) * sizeof *c->parent),
+			memset(c->ip + *node_cap, 0, (cap_p - *node_cap) * sizeof *c->ip);
+		*node_cap = cap_p;
+		c->parent[id] = (uint32_t)parent;
+		c->ip[id] = ip;
+		if (id + 1 > c->nnodes)
+			c->nnodes = id + 1;
+		id++;
+	}
+	return !k->bad;
+}
+
+static bool threads(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	size_t cap = c->nthreads;
+	while (fk_cap_more(k)) {
+		uint64_t tid = fk_cap_get_uvarint(k);
+		size_t nl;
+		const uint8_t *name = fk_cap_get_bytes(k, &nl);
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->threads, &cap, c->nthreads + 1, sizeof *c->threads))
+			return false;
+		c->threads[c->nthreads].tid = (uint32_t)tid;
+		c->threads[c->nthreads].name = dup_bytes(name, nl);
+		c->nthreads++;
+	}
+	return !k->bad;
+}
+
+static size_t sum_hash(uint32_t tid, uint32_t node)
+{
+	uint64_t h = ((uint64_t)tid << 32 | node) * 0x9E3779B97F4A7C15u;
+	return (size_t)(h >> 17);
+}
+
+static bool sums_grow(struct fk_capture *c)
+{
+	size_t cap = c->sums_cap ? c->sums_cap * 2 : 1024;
+	struct fk_cap_sample_sum *t = calloc(cap, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < c->sums_cap; i++) {
+		if (!c->sums[i].count)
+			continue;
+		size_t j = sum_hash(c->sums[i].tid, c->sums[i].node) & (cap - 1);
+		while (t[j].count)
+			j = (j + 1) & (cap - 1);
+		t[j] = c->sums[i];
+	}
+	free(c->sums);
+	c->sums = t;
+	c->sums_cap = cap;
+	return true;
+}
+
+static bool add_sample(struct fk_capture *c, uint32_t tid, uint32_t node, uint64_t weight)
+{
+	if ((c->nsums + 1) * 2 > c->sums_cap && !sums_grow(c))
+		return false;
+	size_t i = sum_hash(tid, node) & (c->sums_cap - 1);
+	while (c->sums[i].count && (c->sums[i].tid != tid || c->sums[i].node != node))
+		i = (i + 1) & (c->sums_cap - 1);
+	if (!c->sums[i].count) {
+		c->sums[i] = (struct fk_cap_sample_sum){ tid, node, 0, 0 };
+		c->nsums++;
+	}
+	c->sums[i].weight += weight;
+	c->sums[i].count++;
+	return true;
+}
+
+static void saw_time(struct fk_capture *c, uint64_t t)
+{
+	if (!c->first_t_ns || t < c->first_t_ns)
+		c->first_t_ns = t;
+	if (t > c->last_t_ns)
+		c->last_t_ns = t;
+}
+
+static bool samples(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		uint64_t tid = fk_cap_get_uvarint(k), node = fk_cap_get_uvarint(k);
+		uint64_t weight = fk_cap_get_uvarint(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		if (k->bad)
+			break;
+		if (node >= c->nnodes && node != 0)
+			c->missing_nodes++;
+		if (!add_sample(c, (uint32_t)tid, (uint32_t)node, weight))
+			return false;
+		c->samples++;
+		c->sample_weight += weight;
+		saw_time(c, t);
+		if (c->keep_samples) {
+			if (!grow((void **)&c->raw, &c->raw_cap, c->nraw + 1, sizeof *c->raw))
+				return false;
+			c->raw[c->nraw++] = (struct fk_cap_sample){ t, (uint32_t)tid, (uint32_t)node,
+								   (uint32_t)weight };
+		}
+	}
+	return !k->bad;
+}
+
+static bool allocs(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	uint64_t t = fk_cap_get_uvarint(k);
+	while (fk_cap_more(k)) {
+		struct fk_cap_alloc a = { 0 };
+		a.kind = fk_cap_get_u8(k);
+		t += (uint64_t)fk_cap_get_svarint(k);
+		a.t_ns = t;
+		a.tid = (uint32_t)fk_cap_get_uvarint(k);
+		a.addr = fk_cap_get_uvarint(k);
+		if (a.kind == FK_CAP_ALLOC) {
+			a.size = fk_cap_get_uvarint(k);
+			a.node = (uint32_t)fk_cap_get_uvarint(k);
+		} else if (a.kind != FK_CAP_FREE) {
+			k->bad = true;
+		}
+		if (k->bad)
+			break;
+		if (!grow((void **)&c->allocs, &c->allocs_cap, c->nallocs + 1, sizeof *c->allocs))
+			return false;
+		c->allocs[c->nallocs++] = a;
+		saw_time(c, t);
+	}
+	return !k->bad;
+}
+
+struct load_ctx {
+	struct fk_capture *c;
+	size_t node_cap;
+	bool nomem;
+};
+
+static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, size_t n)
+{
+	(void)seq;
+	struct load_ctx *l = ctx;
+	struct fk_capture *c = l->c;
+	struct fk_cap_cursor k = { p, p + n, false };
+	bool ok = true;
+	switch (type) {
+	case FK_CAP_META: ok = meta(c, &k); break;
+	case FK_CAP_MODULES: ok = modules(c, &k); break;
+	case FK_CAP_STACKS: ok = stacks(c, &k, &l->node_cap); break;
+	case FK_CAP_THREADS: ok = threads(c, &k); break;
+	case FK_CAP_SAMPLES: ok = samples(c, &k); break;
+	case FK_CAP_ALLOCS: ok = allocs(c, &k); break;
+	case FK_CAP_GPU_API: ok = gpu_api(c, &k); break;
+	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
+	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
+	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
+	case FK_CAP_DROPS:
+		while (fk_cap_more(&k)) {
+			fk_cap_get_uvarint(&k);
+			c->dropped_samples += fk_cap_get_uvarint(&k);
+			c->dropped_events += fk_cap_get_uvarint(&k);
+		}
+		break;
+	case FK_CAP_CLOCK: {
+		uint64_t mono = fk_cap_get_uvarint(&k), real = fk_cap_get_uvarint(&k);
+		if (!k.bad)
+			c->real_minus_mono = real - mono;
+		break;
+	}
+	case FK_CAP_END:
+		fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k), fk_cap_get_uvarint(&k);
+		c->end_untracked = fk_cap_get_uvarint(&k);
+		break;
+	default: /* chunk types of later versions */
+		break;
+	}
+	if (!ok || k.bad)
+		c->bad_records++;
+	return true;
+}
+
+static bool load(const char *path, const char *name, struct fk_capture *c, struct fk_diag *d,
+		 bool keep_samples)
+{
+	memset(c, 0, sizeof *c);
+	c->keep_samples = keep_samples;
+	struct load_ctx l = { c, 0, false };
+	if (!fk_cap_read(path, name, &c->hdr, on_chunk, &l, &c->status, d))
+		return false;
+	if (!c->real_minus_mono)
+		c->real_minus_mono = c->hdr.start_real_ns - c->hdr.start_mono_ns;
+	if (c->bad_records)
+		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
+			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
+	return true;
+}
+
+bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
+		     struct fk_diag *d)
+{
+	return load(path, name, c, d, false);
+}
+
+bool fk_capture_load_samples(const char *path, const char *name, struct fk_capture *c,
+			     struct fk_diag *d)
+{
+	return load(path, name, c, d, true);
+}
+
+void fk_capture_free(struct fk_capture *c)
+{
+	free(c->command);
+	for (size_t i = 0; i < c->nmodules; i++) {
+		free(c->modules[i].path);
+		free(c->modules[i].build_id);
+	}
+	free(c->modules);
+	free(c->parent);
+	free(c->ip);
+	for (size_t i = 0; i < c->nthreads; i++)
+		free(c->threads[i].name);
+	free(c->threads);
+	free(c->sums);
+	free(c->allocs);
+	free(c->gpu_status);
+	free(c->apis);
+	free(c->links);
+	free(c->graph);
+	free(c->ops);
+	free(c->gmem);
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	for (size_t i = 0; i < c->nnvtx; i++)
+		free(c->nvtx[i].name);
+	free(c->nvtx);
+	free(c->raw);
+	memset(c, 0, sizeof *c);
+}

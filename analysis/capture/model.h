@@ -1,0 +1,181 @@
+/* model.h - a stackcap capture in memory: its header and how it ended,
+ * the modules, the stack prefix tree, threads, CPU samples (aggregated per
+ * thread and stack) and allocation events; and what is made of it: folded
+ * stacks for a metric (stackfold), a memory timeline (memtimeline), and the
+ * `stackcap info` summary.
+ *
+ * Owns: everything in struct fk_capture (fk_capture_free).
+ */
+#ifndef FK_CAPLOAD_H
+#define FK_CAPLOAD_H
+
+#include <stdio.h>
+
+#include "formats/capture.h"
+#include "formats/diag.h"
+#include "analysis/core/arena.h"
+#include "analysis/mem/events.h"
+#include "analysis/core/stacks.h"
+
+struct fk_cap_module {
+	char *path;
+	uint64_t start, end, bias;
+	uint8_t *build_id;
+	size_t build_id_len;
+};
+
+struct fk_cap_sample_sum { /* one (thread, stack) */
+	uint32_t tid, node;
+	uint64_t weight, count;
+};
+
+struct fk_cap_alloc {
+	uint64_t t_ns; /* CLOCK_MONOTONIC of the capturing process */
+	uint64_t addr, size;
+	uint32_t tid, node; /* node 0 for frees */
+	uint8_t kind;       /* FK_CAP_ALLOC or FK_CAP_FREE */
+};
+
+/* A GPU operation from CUPTI: kernel, memcpy, memset or synchronization. */
+struct fk_cap_gpu_op {
+	uint64_t start, dur; /* ns, in the capture's GPU clock */
+	uint64_t bytes;
+	uint64_t graph_node; /* kernels replayed from a CUDA graph: its node; 0 none */
+	uint32_t corr, runtime_corr, device, name; /* name: kernels only, 0 none */
+	uint8_t tag;         /* FK_CAP_GPU_KERNEL, _MEMCPY, _MEMSET, _SYNC */
+	uint8_t copy_kind;   /* memcpy: CUPTI's CUpti_ActivityMemcpyKind */
+};
+
+struct fk_cap_gpu_mem { /* CUPTI MEMORY2 (allocation, free) or MEMORY_POOL */
+	uint64_t t, addr, bytes; /* a pool: its size after the operation */
+	uint32_t corr, device;
+	uint8_t kind;        /* FK_CAP_ALLOC, FK_CAP_FREE, FK_CAP_POOL */
+	uint8_t async;       /* from a stream-ordered pool (cudaMallocAsync) */
+	uint8_t pool_op;     /* FK_CAP_POOL: 1 created, 2 destroyed, 3 trimmed */
+};
+
+struct fk_cap_api { /* a CUDA API call with the host stack that made it */
+	uint64_t t_ns;
+	uint32_t corr, tid, node, cbid;
+	uint8_t domain;      /* 1 runtime, 2 driver */
+};
+
+struct fk_cap_nvtx { /* an NVTX event of one thread */
+	uint64_t t_ns, id;
+	uint32_t tid;
+	uint8_t op;          /* FK_CAP_NVTX_PUSH, ... */
+	char *name;          /* NULL for pop and end */
+};
+
+struct fk_cap_sample { /* one sample, kept only when asked (NVTX paths need times) */
+	uint64_t t_ns;
+	uint32_t tid, node, weight;
+};
+
+struct fk_capture {
+	struct fk_cap_header hdr;
+	struct fk_cap_status status;
+	char *command;
+	struct fk_cap_module *modules;
+	size_t nmodules;
+	/* prefix tree: node i has parent[i] (0: root) and ip[i]; 0 is unused */
+	uint32_t *parent;
+	uint64_t *ip;
+	size_t nnodes;       /* highest node id + 1 */
+	uint64_t missing_nodes; /* references to nodes no chunk defined */
+	struct { uint32_t tid; char *name; } *threads;
+	size_t nthreads;
+	struct fk_cap_sample_sum *sums;
+	size_t nsums, sums_cap; /* open hash on (tid, node) */
+	uint64_t samples, sample_weight;
+	uint64_t first_t_ns, last_t_ns;
+	struct fk_cap_alloc *allocs;
+	size_t nallocs, allocs_cap;
+	uint64_t dropped_samples, dropped_events;
+	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
+	uint64_t bad_records;     /* payloads that did not decode */
+	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
+	/* CUDA */
+	char *gpu_status;         /* "on (...)" or "off: why"; NULL: not recorded */
+	bool gpu_monotonic;       /* GPU times are CLOCK_MONOTONIC, else realtime */
+	struct fk_cap_api *apis;
+	size_t napis, apis_cap;
+	uint32_t (*links)[2];     /* driver corr -> runtime corr */
+	size_t nlinks, links_cap;
+	struct fk_cap_graph_node { uint64_t id, original; uint32_t tid, node; } *graph;
+	size_t ngraph, graph_cap; /* nodes (original 0, a stack) and clones */
+	struct fk_cap_gpu_op *ops;
+	size_t nops, ops_cap;
+	struct fk_cap_gpu_mem *gmem;
+	size_t ngmem, gmem_cap;
+	char **names;             /* kernel names by id */
+	size_t nnames;
+	uint64_t gpu_dropped, gpu_no_timestamp;
+	/* NVTX */
+	struct fk_cap_nvtx *nvtx;
+	size_t nnvtx, nvtx_cap;
+	struct fk_cap_sample *raw;   /* with fk_capture_load_samples */
+	size_t nraw, raw_cap;
+	bool keep_samples;
+};
+
+bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
+		     struct fk_diag *d);
+/* The same, also keeping every sample with its time (for --nvtx). */
+bool fk_capture_load_samples(const char *path, const char *name, struct fk_capture *c,
+			     struct fk_diag *d);
+void fk_capture_free(struct fk_capture *c);
+
+enum fk_cap_metric {
+	FK_METRIC_SELF_CPU, /* self_cpu_time_total: us, like torch */
+	FK_METRIC_SAMPLES,
+	FK_METRIC_ALLOC_BYTES,
+	FK_METRIC_ALLOC_COUNT,
+	FK_METRIC_SELF_CUDA,      /* self_cuda_time_total: us of GPU time per launching stack */
+	FK_METRIC_GPU_ALLOC_BYTES,
+};
+
+/* "self_cpu_time_total", ...; false for an unknown name. */
+bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m);
+
+struct fk_cap_fold_opts {
+	enum fk_cap_metric metric;
+	bool threads;  /* a "name-tid" root frame per thread */
+	bool no_kernel_frames; /* GPU metrics: no kernel / [memcpy ...] leaf */
+	bool nvtx;     /* the NVTX range path active on the thread at the root
+			  (needs fk_capture_load_samples for CPU metrics) */
+	unsigned sym_flags; /* FK_SYM_INLINE, FK_SYM_LINES */
+};
+
+/* Adds the capture's stacks for a metric to into: symbolized frames,
+ * outermost first. Symbolization warnings go through d. */
+bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+		     struct fk_stacks *into, struct fk_diag *d);
+
+/* The host heap as memory events (device cpu, category Unknown, addresses,
+ * symbolized stacks), epoch-ns times. */
+bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
+		       struct fk_mem_timeline *tl, struct fk_diag *d);
+
+/* The most GPU memory device reserved: pool sizes plus allocations made
+ * outside pools; -1 when the capture saw no pool (then reserved is what
+ * was allocated). */
+int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device);
+
+/* A moment on a thread, and the NVTX push/pop ranges open there then,
+ * outermost first, ';'-joined ("" when none). */
+struct fk_cap_when {
+	uint64_t t_ns;
+	uint32_t tid;
+	const char *path; /* out, in the arena */
+};
+
+/* Fills every q[i].path; q is reordered (by thread, then time). */
+bool fk_capture_nvtx_paths(const struct fk_capture *c, struct fk_cap_when *q, size_t n,
+			   struct fk_arena *arena);
+
+/* `stackcap info`: duration, threads, samples, allocation events, drops,
+ * modules and how the capture ended. */
+void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c);
+
+#endif

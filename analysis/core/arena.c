@@ -1,0 +1,79 @@
+/* arena.c - chunked bump allocator (see arena.h). */
+#include "analysis/core/arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_SIZE ((size_t)1 << 20)
+#define ALIGN 8
+
+struct fk_arena_chunk {
+	struct fk_arena_chunk *next;
+	char data[];
+};
+
+void *fk_arena_alloc(struct fk_arena *a, size_t n)
+{
+	n = n ? (n + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN; /* never NULL for 0 */
+	if (n > a->left) {
+		/* Big requests get a chunk of their own so the current one is kept. */
+		size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+		struct fk_arena_chunk *c = malloc(sizeof *c + size);
+		if (!c)
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+		if (size != CHUNK_SIZE) {
+			a->bytes += n;
+			return c->data;
+		}
+		a->cur = c->data;
+		a->left = size;
+	}
+	void *p = a->cur;
+	a->cur += n;
+	a->left -= n;
+	a->bytes += n;
+	return p;
+}
+
+char *fk_arena_dup(struct fk_arena *a, const void *p, size_t n)
+{
+	char *d = fk_arena_alloc(a, n + 1);
+	if (d) {
+		if (n)
+			memcpy(d, p, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+void fk_arena_free(struct fk_arena *a)
+{
+	struct fk_arena_chunk *c = a->chunks;
+	while (c) {
+		struct fk_arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	*a = (struct fk_arena){ 0 };
+}
+
+
+void fk_arena_adopt(struct fk_arena *a, struct fk_arena *from)
+{
+	if (!from->chunks)
+		return;
+	struct fk_arena_chunk *last = from->chunks;
+	while (last->next)
+		last = last->next;
+	/* Behind a's first chunk, so a keeps allocating where it was. */
+	if (a->chunks) {
+		last->next = a->chunks->next;
+		a->chunks->next = from->chunks;
+	} else {
+		a->chunks = from->chunks;
+	}
+	a->bytes += from->bytes;
+	*from = (struct fk_arena){ 0 };
+}

@@ -1,0 +1,332 @@
+/* stackload.c - stack text files into a stacks table (see load.h).
+ *
+ * Large plain files are read by one thread per core. Every thread walks the
+ * whole mapped file but keeps only the stacks whose hash falls in its own
+ * partition, so no stack is stored twice and the tables merge without
+ * conflicts. Parsing and hashing a line is cheap next to looking it up and
+ * comparing it with the stored copy, which is the work that gets divided.
+ * The first thread alone reports bad lines, in input order. Sums are exact,
+ * so the result does not depend on the number of threads.
+ */
+#include "analysis/core/stackload.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/stacktext.h"
+
+/* Below this, threads cost more than they save. */
+#define PARALLEL_MIN_BYTES ((size_t)32 << 20)
+#define MAX_WORKERS FK_INPUT_MAX_THREADS
+/* Every reader walks the whole file, so more than a few cost more than they
+ * save by default; FLAMEKIT_THREADS may still ask for up to MAX_WORKERS. */
+#define DEFAULT_MAX_WORKERS 8
+
+/* Lines of a mapped file stay valid, so they are added in batches whose
+ * cache misses overlap (fk_stacks_add_batch); streamed lines go one by one. */
+#define BATCH 16
+
+struct load_ctx {
+	struct fk_stacks *stacks;
+	struct fk_seq *seq;
+	struct fk_diag *d;
+	const char *name;
+	uint64_t fail_line; /* a sum passed 64 bits, or memory ran out, here */
+	enum fk_stacks_status fail;
+	bool batched;       /* lines stay valid until the end of the buffer */
+	unsigned part, nparts; /* keep stacks with hash % nparts == part */
+	bool reports;       /* this reader reports bad lines (one per file) */
+	atomic_bool *stop;  /* shared: a reader failed or stopped, all stop */
+	const char *base;   /* mapped file, for progress on a terminal, or NULL */
+	size_t size;
+	unsigned shown_pct;
+	struct fk_stacks_pending pending[BATCH];
+	uint64_t pending_line[BATCH];
+	size_t npending;
+};
+
+static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
+{
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct fk_seq_item *g = realloc(s->items, cap * sizeof *g);
+		if (!g)
+			return false;
+		s->items = g;
+		s->cap = cap;
+	}
+	s->items[s->count++] = *it;
+	return true;
+}
+
+static bool stopped(const struct load_ctx *c)
+{
+	return c->stop && atomic_load_explicit(c->stop, memory_order_relaxed);
+}
+
+static void set_stop(struct load_ctx *c)
+{
+	if (c->stop)
+		atomic_store_explicit(c->stop, true, memory_order_relaxed);
+}
+
+static bool flush(struct load_ctx *c)
+{
+	size_t done;
+	enum fk_stacks_status st = fk_stacks_add_batch(c->stacks, c->pending, c->npending, &done);
+	for (size_t i = 0; i < done && c->seq && st == FK_STACKS_OK; i++) {
+		struct fk_seq_item it = {
+			.stack = c->pending[i].id, .nvalues = (uint8_t)c->pending[i].nvalues,
+			.before = c->pending[i].before, .value = c->pending[i].value,
+		};
+		if (!seq_push(c->seq, &it)) {
+			st = FK_STACKS_NOMEM;
+			done = i;
+		}
+	}
+	if (st != FK_STACKS_OK) {
+		c->fail = st;
+		c->fail_line = c->pending_line[done];
+		set_stop(c);
+	}
+	c->npending = 0;
+	return st == FK_STACKS_OK;
+}
+
+/* Large files on a terminal: "NAME: 42%" on stderr, now and then. */
+#define PROGRESS_MIN_BYTES ((size_t)256 << 20)
+
+static void progress(struct load_ctx *c, const char *line, uint64_t lineno)
+{
+	if (!c->base || (lineno & 0xFFFF) != 0)
+		return;
+	unsigned pct = (unsigned)((size_t)(line - c->base) * 100 / c->size);
+	if (pct >= c->shown_pct + 5) {
+		c->shown_pct = pct;
+		fprintf(stderr, "\r%s: %s: %u%%", c->d->prog, c->name, pct);
+	}
+}
+
+static void progress_done(const struct load_ctx *c)
+{
+	if (c->base && c->shown_pct)
+		fprintf(stderr, "\r\033[K");
+}
+
+static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
+{
+	struct load_ctx *c = arg;
+	struct fk_stackline sl;
+	const char *why = NULL;
+	progress(c, line, lineno);
+	switch (fk_stackline_parse(line, len, &sl, &why)) {
+	case FK_STACKLINE_SKIP:
+		return true;
+	case FK_STACKLINE_INVALID:
+		if (!c->reports)
+			return !stopped(c);
+		/* Lines before it are added first, so errors come in input order. */
+		if (c->npending && !flush(c))
+			return false;
+		if (fk_diag_line(c->d, c->name, lineno, "%s", why))
+			return true;
+		set_stop(c);
+		return false;
+	case FK_STACKLINE_STACK:
+		break;
+	}
+	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
+	if (c->nparts > 1 && h % c->nparts != c->part)
+		return !stopped(c);
+	fk_strtab_prefetch_slot(&c->stacks->keys, h);
+	c->pending[c->npending] = (struct fk_stacks_pending){
+		.stack = sl.stack, .len = sl.stack_len, .hash = h,
+		.before = sl.before, .value = sl.value, .nvalues = sl.nvalues,
+	};
+	c->pending_line[c->npending++] = lineno;
+	if (!c->batched || c->npending == BATCH)
+		return flush(c);
+	return true;
+}
+
+static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_status st,
+			   uint64_t line)
+{
+	if (st == FK_STACKS_OVERFLOW)
+		fk_diag_error(d, "%s:%llu: sum of values passes 64 bits", name, (unsigned long long)line);
+	else
+		fk_diag_error(d, "%s:%llu: out of memory", name, (unsigned long long)line);
+}
+
+struct worker {
+	pthread_t thread;
+	const char *p;
+	size_t n;
+	struct fk_stacks own; /* partitions after the first aggregate here */
+	struct fk_diag diag;
+	struct load_ctx ctx;
+	uint64_t lines;
+	enum fk_input_result res;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	w->res = fk_input_buffer_lines(w->p, w->n, w->ctx.name, 0, on_line, &w->ctx, &w->diag,
+				       &w->lines);
+	if (w->ctx.npending && !flush(&w->ctx) && w->res == FK_INPUT_OK)
+		w->res = FK_INPUT_STOPPED;
+	return NULL;
+}
+
+static unsigned worker_count(size_t bytes)
+{
+	return fk_input_threads(bytes, PARALLEL_MIN_BYTES, DEFAULT_MAX_WORKERS);
+}
+
+/* Merges worker tables into the first one, then reports in input order. */
+/* Running totals for finding the line where they pass 64 bits. */
+struct totals_ctx {
+	struct fk_num total, total_before;
+	uint64_t overflow_line;
+};
+
+static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t lineno)
+{
+	struct totals_ctx *c = arg;
+	struct fk_stackline sl;
+	const char *why;
+	if (fk_stackline_parse(line, len, &sl, &why) != FK_STACKLINE_STACK)
+		return true;
+	if (!fk_num_add(&c->total, sl.value) || !fk_num_add(&c->total_before, sl.before)) {
+		c->overflow_line = lineno;
+		return false;
+	}
+	return true;
+}
+
+/* The totals passed 64 bits only when the workers' shares were combined, so
+ * no worker knows the line: sum the file again, from the totals the table
+ * had before it, to name the first line that does it. (A stack's sums never
+ * exceed the totals, so the totals alone decide.) */
+static void report_overflow_line(const struct fk_input_map *m, const struct fk_stacks *start,
+				 struct fk_diag *d, const char *name)
+{
+	struct totals_ctx c = { .total = start->total, .total_before = start->total_before };
+	struct fk_diag quiet;
+	fk_diag_defer(&quiet, d);
+	quiet.quiet = true;
+	uint64_t lines;
+	fk_input_buffer_lines(m->data, m->len, name, 0, add_to_totals, &c, &quiet, &lines);
+	if (c.overflow_line)
+		report_failure(d, name, FK_STACKS_OVERFLOW, c.overflow_line);
+	else
+		fk_diag_error(d, "%s: sum of values passes 64 bits", name);
+}
+
+/* Reports what the readers found (the first one holds the bad lines), then
+ * merges the other partitions into the first. */
+static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
+					 const struct fk_input_map *m, const struct fk_stacks *start,
+					 bool was_empty, struct fk_diag *d, const char *name)
+{
+	/* A partition's totals leave out the others': the first line where
+	 * the file's totals pass 64 bits is found again over the whole file. */
+	bool overflow = false, nomem = false;
+	for (unsigned i = 0; i < n; i++) {
+		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
+		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
+	}
+	enum fk_input_result res = FK_INPUT_OK;
+	if (!fk_diag_replay(d, &w[0].diag, name, 0))
+		res = FK_INPUT_STOPPED; /* strict: a bad line */
+	else if (w[0].res == FK_INPUT_STOPPED && !overflow && !nomem)
+		res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
+	/* Partitions are disjoint; when the table started empty they are also
+	 * disjoint from it, and their strings are taken over, not copied. */
+	for (unsigned i = 1; i < n; i++) {
+		if (res == FK_INPUT_OK && !overflow && !nomem) {
+			enum fk_stacks_status st = was_empty ? fk_stacks_merge_disjoint(into, &w[i].own)
+							    : fk_stacks_merge(into, &w[i].own);
+			overflow |= st == FK_STACKS_OVERFLOW;
+			nomem |= st == FK_STACKS_NOMEM;
+		}
+		fk_stacks_free(&w[i].own);
+	}
+	if (res == FK_INPUT_OK && overflow) {
+		report_overflow_line(m, start, d, name);
+		res = FK_INPUT_ERROR;
+	} else if (res == FK_INPUT_OK && nomem) {
+		fk_diag_error(d, "%s: out of memory", name);
+		res = FK_INPUT_ERROR;
+	}
+	return res;
+}
+
+static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned n,
+					  struct fk_stacks *into, struct fk_diag *d,
+					  const char *name)
+{
+	struct worker w[MAX_WORKERS];
+	memset(w, 0, sizeof w);
+	/* The totals before this file, should an overflow need finding again. */
+	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
+	bool was_empty = fk_stacks_count(into) == 0;
+	atomic_bool stop = false;
+	unsigned started = 0;
+	for (unsigned i = 0; i < n; i++) {
+		w[i].p = m->data;
+		w[i].n = m->len;
+		fk_diag_defer(&w[i].diag, d);
+		w[i].ctx = (struct load_ctx){
+			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
+			.batched = true, .part = i, .nparts = n, .reports = i == 0, .stop = &stop,
+		};
+		if (i == 0 && m->len >= PROGRESS_MIN_BYTES && !d->quiet && isatty(STDERR_FILENO)) {
+			w[i].ctx.base = m->data;
+			w[i].ctx.size = m->len;
+		}
+	}
+	/* One partition is done on this thread; the others get threads. */
+	for (started = 1; started < n; started++)
+		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
+			break;
+	work(&w[0]);
+	for (unsigned i = started; i < n; i++)
+		work(&w[i]); /* could not start a thread: do its partition here */
+	for (unsigned i = 1; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	progress_done(&w[0].ctx);
+	return join_workers(w, n, into, m, &before, was_empty, d, name);
+}
+
+enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
+				       struct fk_seq *seq, struct fk_diag *d)
+{
+	const char *name = fk_input_display_name(path);
+	struct fk_input_map m;
+	/* Mapped files are read in place (by several threads when large);
+	 * flame charts need one sequence in input order, so they stream. */
+	if (!seq && fk_input_map_open(path, &m)) {
+		enum fk_input_result r = load_parallel(&m, worker_count(m.len), into, d, name);
+		fk_input_map_close(&m);
+		return r;
+	}
+	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name, .reports = true };
+	enum fk_input_result r = fk_input_lines(path, name, on_line, &c, d);
+	if (c.fail != FK_STACKS_OK) {
+		report_failure(d, name, c.fail, c.fail_line);
+		return FK_INPUT_ERROR;
+	}
+	return r;
+}
+
+void fk_seq_free(struct fk_seq *s)
+{
+	free(s->items);
+	*s = (struct fk_seq){ 0 };
+}

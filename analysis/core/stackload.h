@@ -1,0 +1,31 @@
+/* stackload.h - reading stack text files (torch export_stacks, folded) into an
+ * fk_stacks table, reporting bad lines through fk_diag.
+ *
+ * Owns: nothing beyond the call. The optional sequence records every line's
+ * stack id and values in input order, for flame charts (which keep order).
+ */
+#ifndef FK_LOAD_H
+#define FK_LOAD_H
+
+#include "formats/diag.h"
+#include "formats/input.h"
+#include "analysis/core/stacks.h"
+
+struct fk_seq_item {
+	uint32_t stack;
+	uint8_t nvalues;
+	struct fk_num before, value;
+};
+
+struct fk_seq {
+	struct fk_seq_item *items;
+	size_t count, cap;
+};
+
+/* FK_INPUT_ERROR also covers a sum passing 64 bits (a wrong result). */
+enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
+				       struct fk_seq *seq, struct fk_diag *d);
+
+void fk_seq_free(struct fk_seq *s);
+
+#endif

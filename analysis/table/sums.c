@@ -1,0 +1,112 @@
+/* sums.c - per-frame sums of folded stacks (see table.h). */
+#include "analysis/table/sums.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct fk_table_row *row_of(struct fk_table *t, const char *name, size_t len)
+{
+	bool added = false;
+	uint32_t id = fk_strtab_intern(&t->names, name, len, &added);
+	if (id == FK_STRTAB_NONE)
+		return NULL;
+	if (id >= t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 1024;
+		while (cap <= id)
+			cap *= 2;
+		struct fk_table_row *r = realloc(t->rows, (size_t)cap * sizeof *r);
+		if (!r)
+			return NULL;
+		t->rows = r;
+		t->cap = cap;
+	}
+	struct fk_table_row *r = &t->rows[id];
+	if (added)
+		*r = (struct fk_table_row){ .name = fk_strtab_get(&t->names, id)->p, .len = (uint32_t)len };
+	return r;
+}
+
+bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s, bool calls)
+{
+	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
+		const struct fk_str *k = fk_strtab_get(&s->keys, id);
+		const struct fk_stack_sums *sums = &s->sums[id];
+		uint64_t serial = ++t->stacks;
+		uint64_t n = calls ? sums->lines : 0;
+		if (!fk_num_add(&t->grand[metric], sums->value))
+			return false;
+		t->grand_calls += n;
+		struct fk_table_row *r = NULL;
+		for (const char *p = k->p, *end = k->p + k->len; p <= end;) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *stop = semi ? semi : end;
+			if (!(r = row_of(t, p, (size_t)(stop - p))))
+				return false;
+			if (r->seen != serial) { /* once per stack, even when it recurses */
+				r->seen = serial;
+				if (!fk_num_add(&r->total[metric], sums->value))
+					return false;
+				r->calls += n;
+			}
+			p = stop + 1;
+		}
+		if (r) { /* the leaf */
+			r->leaf[metric] = true;
+			if (!fk_num_add(&r->self[metric], sums->value))
+				return false;
+		}
+	}
+	return true;
+}
+
+static double avg_of(const struct fk_table_row *r, int m)
+{
+	return r->calls ? fk_num_to_double(r->total[m]) / (double)r->calls : 0;
+}
+
+static int by_key(const void *x, const void *y, void *ctx)
+{
+	const struct fk_table_row *a = *(const struct fk_table_row *const *)x;
+	const struct fk_table_row *b = *(const struct fk_table_row *const *)y;
+	const struct fk_table_sort *sort = ctx;
+	int m = sort->metric, c = 0;
+	switch (sort->key) {
+	case FK_TABLE_SELF: c = fk_num_cmp(b->self[m], a->self[m]); break;
+	case FK_TABLE_TOTAL: c = fk_num_cmp(b->total[m], a->total[m]); break;
+	case FK_TABLE_CALLS: c = (b->calls > a->calls) - (b->calls < a->calls); break;
+	case FK_TABLE_AVG: c = (avg_of(b, m) > avg_of(a, m)) - (avg_of(b, m) < avg_of(a, m)); break;
+	case FK_TABLE_NAME: break;
+	}
+	if (c)
+		return c;
+	size_t n = a->len < b->len ? a->len : b->len;
+	c = memcmp(a->name, b->name, n);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+size_t fk_table_select(const struct fk_table *t, enum fk_table_by by, struct fk_table_sort sort,
+		       const struct fk_table_row ***out)
+{
+	uint32_t n = t->names.count, k = 0;
+	const struct fk_table_row **rows = malloc(((size_t)n + 1) * sizeof *rows);
+	if (!rows)
+		return SIZE_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct fk_table_row *r = &t->rows[i];
+		bool keep = by == FK_TABLE_BY_FRAME ? true
+			    : by == FK_TABLE_BY_LEAF ? r->leaf[0] || r->leaf[1]
+			    : r->leaf[1];
+		if (keep)
+			rows[k++] = r;
+	}
+	qsort_r(rows, k, sizeof *rows, by_key, &sort);
+	*out = rows;
+	return k;
+}
+
+void fk_table_free(struct fk_table *t)
+{
+	fk_strtab_free(&t->names);
+	free(t->rows);
+	*t = (struct fk_table){ 0 };
+}

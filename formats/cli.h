@@ -1,0 +1,33 @@
+/* cli.h - plumbing the commands share: exit codes, output files, option
+ * values. Only command main()s use it; the library never prints.
+ */
+#ifndef FK_CLI_H
+#define FK_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "formats/num.h"
+
+enum { FK_EXIT_OK = 0, FK_EXIT_BAD_INPUT = 1, FK_EXIT_USAGE = 2 };
+
+#define FK_VERSION "0.1.0"
+
+/* stdout for NULL or "-", else the file (created/truncated); NULL with a
+ * message on stderr when it cannot be opened. Fully buffered. */
+FILE *fk_cli_open_output(const char *prog, const char *path);
+/* Flushes and closes; false (with a message) on a write error. */
+bool fk_cli_close_output(const char *prog, FILE *f, const char *path);
+
+/* "prog: message\nTry 'prog --help'." on stderr; returns FK_EXIT_USAGE. */
+int fk_cli_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Parses an exact non-negative decimal option value. */
+bool fk_cli_num(const char *s, struct fk_num *out);
+/* Parses a double (finite); false on junk. */
+bool fk_cli_double(const char *s, double *out);
+/* Parses an int in [min, max]; false on junk or range. */
+bool fk_cli_int(const char *s, long min, long max, long *out);
+
+#endif

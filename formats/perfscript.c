@@ -1,0 +1,497 @@
+/* perfscript.c - perf script text, folded as stackcollapse-perf.pl folds it
+ * (see perfscript.h). The script's three line patterns are its own regular
+ * expressions, compiled with PCRE2 (Perl's semantics, JIT-compiled), so
+ * odd lines split exactly where Perl splits them; the rest is written out.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "formats/perfscript.h"
+#include "analysis/sym/perfinline.h"
+
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The script's patterns, as it writes them. */
+#define HEADER "^(\\S.+?)\\s+(\\d+)\\/*(\\d+)*\\s+"
+#define EVENT ":\\s*(\\d+)*\\s+(\\S+):\\s*$"
+#define FRAME "^\\s*(\\w+)\\s*(.+) \\((.*)\\)"
+
+struct pattern {
+	pcre2_code *code;
+	pcre2_match_data *md;
+};
+
+struct perf {
+	const struct fk_perf_opts *o;
+	struct fk_stacks *into;
+	struct fk_diag *d;
+	const char *name;
+	struct pattern header, event, frame;
+	struct fk_perf_inline *inl; /* --inline */
+	const char *filter; /* the event kept; NULL until the first one */
+	char *filter_own;
+	bool defaulted, warned;
+	bool in_sample;       /* $pname is defined */
+	/* A frame line's names, held while --srcline reads their source lines */
+	char (*names)[4096];
+	size_t nlen[64], nnames, src_next, src_wanted;
+	char pname[512];
+	uint64_t period;
+	/* frames, leaf first as perf prints them, in one buffer */
+	char *frames;
+	size_t len, cap;
+	size_t *ends;         /* end of each frame in frames */
+	size_t nframes, frames_cap;
+	char *key;            /* the stack being built */
+	size_t key_cap;
+	bool failed;
+};
+
+static bool compile(struct pattern *p, const char *re)
+{
+	int err;
+	PCRE2_SIZE at;
+	p->code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &at, NULL);
+	if (!p->code)
+		return false;
+	pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE); /* interpreted when JIT is unavailable */
+	p->md = pcre2_match_data_create_from_pattern(p->code, NULL);
+	return p->md != NULL;
+}
+
+static void release(struct pattern *p)
+{
+	pcre2_match_data_free(p->md);
+	pcre2_code_free(p->code);
+}
+
+/* Group g of the last match: its text, or NULL when it did not take part. */
+static const char *group(const struct pattern *p, const char *line, int g, size_t *len)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+	if (ov[2 * g] == PCRE2_UNSET) {
+		*len = 0;
+		return NULL;
+	}
+	*len = ov[2 * g + 1] - ov[2 * g];
+	return line + ov[2 * g];
+}
+
+static bool match(struct pattern *p, const char *line, size_t len)
+{
+	return pcre2_match(p->code, (PCRE2_SPTR)line, len, 0, 0, p->md, NULL) >= 0;
+}
+
+/* ---- the stack being built ---- */
+
+static bool grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	if (want <= *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 256;
+	while (n < want)
+		n *= 2;
+	void *q = realloc(*p, n * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+static void push_frame(struct perf *s, const char *p, size_t n)
+{
+	if (!grow((void **)&s->frames, &s->cap, s->len + n, 1) ||
+	    !grow((void **)&s->ends, &s->frames_cap, s->nframes + 1, sizeof *s->ends)) {
+		s->failed = true;
+		return;
+	}
+	memcpy(s->frames + s->len, p, n);
+	s->len += n;
+	s->ends[s->nframes++] = s->len;
+}
+
+/* A blank line ends the sample: "pname;root;...;leaf" += period. */
+static void end_sample(struct perf *s)
+{
+	size_t need = strlen(s->pname) + s->len + s->nframes + 2;
+	if (!grow((void **)&s->key, &s->key_cap, need, 1)) {
+		s->failed = true;
+		return;
+	}
+	size_t k = strlen(s->pname);
+	memcpy(s->key, s->pname, k);
+	for (size_t i = s->nframes; i-- > 0;) { /* perf lists the leaf first */
+		size_t start = i ? s->ends[i - 1] : 0;
+		s->key[k++] = ';';
+		memcpy(s->key + k, s->frames + start, s->ends[i] - start);
+		k += s->ends[i] - start;
+	}
+	struct fk_num zero = { 0, 0 }, v = { s->period, 0 };
+	if (fk_stacks_add(s->into, s->key, k, zero, v, 1, NULL) != FK_STACKS_OK)
+		s->failed = true;
+	s->nframes = s->len = 0;
+	s->in_sample = false;
+}
+
+/* ---- one frame's names, tidied as the script tidies them ---- */
+
+/* $func !~ m/\.\(.*\)\./ (Java lambdas keep their parentheses) */
+static bool has_dotted_parens(const char *f, size_t n)
+{
+	const char *open = memmem(f, n, ".(", 2);
+	return open && memmem(open + 2, n - (size_t)(open + 2 - f), ").", 2);
+}
+
+#define FUNC_MAX 4096
+
+/* One name of a frame line, tidied and annotated into buf; its length. */
+static size_t tidy_func(const struct perf *s, const char *f, size_t n, const char *mod,
+			size_t modlen, const char *pc, size_t pclen, bool inlined_before,
+			char buf[FUNC_MAX])
+{
+	size_t k = 0;
+	if (n == 9 && memcmp(f, "[unknown]", 9) == 0) {
+		/* the module's basename when perf knows it */
+		const char *base = "unknown";
+		size_t bl = 7;
+		if (!(modlen == 9 && memcmp(mod, "[unknown]", 9) == 0)) {
+			const char *slash = memrchr(mod, '/', modlen);
+			base = slash ? slash + 1 : mod;
+			bl = modlen - (size_t)(base - mod);
+		}
+		k = (size_t)(s->o->addrs ? snprintf(buf, FUNC_MAX, "[%.*s <%.*s>]", (int)bl, base,
+						       (int)pclen, pc)
+					 : snprintf(buf, FUNC_MAX, "[%.*s]", (int)bl, base));
+		if (k >= FUNC_MAX)
+			k = FUNC_MAX - 1;
+	} else {
+		k = n < FUNC_MAX - 8 ? n : FUNC_MAX - 8;
+		memcpy(buf, f, k);
+	}
+	/* tidy_generic: ';' -> ':', argument lists dropped, quotes removed */
+	for (size_t i = 0; i < k; i++)
+		if (buf[i] == ';')
+			buf[i] = ':';
+	if (!has_dotted_parens(buf, k)) {
+		for (size_t i = 0; i < k; i++)
+			if (buf[i] == '(' && !(k - i - 1 >= 19 &&
+					       memcmp(buf + i + 1, "anonymous namespace)", 20) == 0)) {
+				k = i;
+				break;
+			}
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (buf[i] != '"' && buf[i] != '\'')
+			buf[w++] = buf[i];
+	k = w;
+	/* tidy_java: Java class names lose their leading L */
+	if (strncmp(s->pname, "java", 4) == 0 && k > 0 && buf[0] == 'L' && memchr(buf, '/', k))
+		memmove(buf, buf + 1, --k);
+	const char *mark = NULL;
+	if (inlined_before) {
+		if (!memmem(buf, k, "_[i]", 4))
+			mark = "_[i]";
+	} else if (s->o->kernel && modlen > 0 &&
+		   (mod[0] == '[' || (modlen >= 7 && memcmp(mod + modlen - 7, "vmlinux", 7) == 0)) &&
+		   !memmem(mod, modlen, "unknown", 7)) {
+		mark = "_[k]";
+	} else if (s->o->jit && !memmem(buf, k, "_[j]", 4)) {
+		/* m:/tmp/perf-\d+\.map: */
+		const char *m = memmem(mod, modlen, "/tmp/perf-", 10);
+		if (m) {
+			const char *p = m + 10, *end = mod + modlen;
+			const char *digits = p;
+			while (p < end && *p >= '0' && *p <= '9')
+				p++;
+			if (p > digits && end - p >= 4 && memcmp(p, ".map", 4) == 0)
+				mark = "_[j]";
+		}
+	}
+	if (mark && k + 4 < FUNC_MAX) {
+		memcpy(buf + k, mark, 4);
+		k += 4;
+	}
+	return k;
+}
+
+/* unshift @stack, @inline: the line's names keep their order ahead of the
+ * frames read before; stored leaf first, so pushed in reverse. */
+static void push_names(struct perf *s)
+{
+	for (size_t i = s->nnames; i-- > 0;)
+		push_frame(s, s->names[i], s->nlen[i]);
+	s->nnames = 0;
+}
+
+/* The frame pattern's groups for the usual line, "  1a2b func+0x10 (mod)",
+ * found without the regex engine: \w+ and \s* as far as they go, then the
+ * last " (" that a later ")" closes, as greedy (.+) and (.*) settle. false
+ * when the line needs the engine's backtracking to decide. */
+static bool frame_fast(const char *line, size_t len, const char **pc, size_t *pclen,
+		       const char **f, size_t *fl, const char **mod, size_t *ml)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < len && (line[i] == '\r' || line[i] == '\f' || line[i] == '\v'))
+		return false;
+	size_t p0 = i;
+	while (i < len && ((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'z') ||
+			   (line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_'))
+		i++;
+	if (i == p0)
+		return false;
+	size_t p1 = i;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	/* Other whitespace Perl's \s takes (\r \f \v): leave it to the engine. */
+	if (i < len && (line[i] == '\r' || line[i] == '\f' || line[i] == '\v'))
+		return false;
+	const char *close = memrchr(line + i, ')', len - i);
+	if (!close)
+		return false;
+	size_t r = (size_t)(close - line);
+	for (size_t q = r; q-- > i + 1;) { /* (.+) takes at least one byte */
+		if (line[q] == ' ' && line[q + 1] == '(' && q + 1 < r) {
+			*pc = line + p0, *pclen = p1 - p0;
+			*f = line + i, *fl = q - i;
+			*mod = line + q + 2, *ml = r - (q + 2);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, size_t fl,
+		  const char *mod, size_t ml)
+{
+	if (s->inl) { /* addr2line's chain replaces the line, untidied */
+		const char *chain = fk_perf_inline_frames(s->inl, pc, pclen, f, fl, mod, ml, &s->failed);
+		if (chain) {
+			push_frame(s, chain, strlen(chain));
+			return;
+		}
+	}
+	/* s/\+0x[\da-f]+$// */
+	const char *e = f + fl;
+	while (e > f && ((e[-1] >= '0' && e[-1] <= '9') || (e[-1] >= 'a' && e[-1] <= 'f')))
+		e--;
+	if (e < f + fl && e - f >= 3 && e[-1] == 'x' && e[-2] == '0' && e[-3] == '+')
+		fl = (size_t)(e - 3 - f);
+	if (fl > 0 && f[0] == '(')
+		return; /* a process name, not a frame */
+	/* split /\->/: "a->b" is a frame and the one inlined into it; Perl's
+	 * split drops trailing empty fields (and gives none for ""). */
+	const char *parts[64];
+	size_t lens[64], nparts = 0;
+	for (const char *p = f, *end = f + fl; nparts < 64;) {
+		const char *arrow = memmem(p, (size_t)(end - p), "->", 2);
+		const char *stop = arrow ? arrow : end;
+		parts[nparts] = p, lens[nparts++] = (size_t)(stop - p);
+		if (!arrow)
+			break;
+		p = arrow + 2;
+	}
+	while (nparts > 0 && lens[nparts - 1] == 0)
+		nparts--;
+	/* --srcline: a source line follows for each name, up to the first
+	 * name perf knew nothing of ($is_unknown stays set). */
+	size_t wanted = 0;
+	bool unknown = false;
+	for (size_t i = 0; i < nparts; i++) {
+		s->nlen[i] = tidy_func(s, parts[i], lens[i], mod, ml, pc, pclen, i > 0, s->names[i]);
+		unknown |= lens[i] == 9 && memcmp(parts[i], "[unknown]", 9) == 0 && ml == 9 &&
+			   memcmp(mod, "[unknown]", 9) == 0;
+		wanted += !unknown;
+	}
+	s->nnames = nparts;
+	s->src_next = 0;
+	s->src_wanted = s->o->srcline ? wanted : 0;
+	if (!s->src_wanted)
+		push_names(s);
+}
+
+/* ---- lines ---- */
+
+static void header(struct perf *s, const char *line, size_t len)
+{
+	size_t cl, pl, tl;
+	const char *comm = group(&s->header, line, 1, &cl);
+	const char *pid = group(&s->header, line, 2, &pl);
+	const char *tid = group(&s->header, line, 3, &tl);
+	uint64_t period = 0;
+	if (match(&s->event, line, len)) {
+		size_t dl, el;
+		const char *digits = group(&s->event, line, 1, &dl);
+		const char *event = group(&s->event, line, 2, &el);
+		for (size_t i = 0; digits && i < dl && period < UINT64_MAX / 10; i++)
+			period = period * 10 + (uint64_t)(digits[i] - '0');
+		if (!s->filter) {
+			s->filter_own = strndup(event, el);
+			s->filter = s->filter_own ? s->filter_own : "";
+			s->defaulted = true;
+		} else if (strlen(s->filter) != el || memcmp(s->filter, event, el) != 0) {
+			if (s->defaulted && !s->warned && !s->d->quiet) {
+				fprintf(stderr, "Filtering for events of type: %.*s\n", (int)el, event);
+				s->warned = true;
+			}
+			return; /* a sample of another event: its lines are skipped */
+		}
+	}
+	s->period = period ? period : 1; /* "0" is false in Perl, too */
+	int n;
+	/* No tid: perf printed one number, which is the tid; the pid is "?". */
+	const char *shown_pid = tid ? pid : "?";
+	size_t spl = tid ? pl : 1;
+	const char *shown_tid = tid ? tid : pid;
+	size_t stl = tid ? tl : pl;
+	if (s->o->tid)
+		n = snprintf(s->pname, sizeof s->pname, "%.*s-%.*s/%.*s", (int)cl, comm, (int)spl,
+			     shown_pid, (int)stl, shown_tid);
+	else if (s->o->pid)
+		n = snprintf(s->pname, sizeof s->pname, "%.*s-%.*s", (int)cl, comm, (int)spl, shown_pid);
+	else
+		n = snprintf(s->pname, sizeof s->pname, "%.*s", (int)cl, comm);
+	for (int i = 0; i < n && (size_t)i < sizeof s->pname; i++)
+		if (s->pname[i] == ' ')
+			s->pname[i] = '_';
+	/* Frames are kept: without a blank line between them, the script
+	 * runs two samples together, and so does this. */
+	s->in_sample = true;
+}
+
+static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
+{
+	struct perf *s = ctx;
+	if (s->src_wanted) { /* perf script -F+srcline: "  file.c:12" */
+		char src[1024];
+		size_t k = 0;
+		for (const char *p = line, *end = line + len; p < end && k < sizeof src - 1; p++) {
+			const char *close = *p == '[' ? memchr(p, ']', (size_t)(end - p)) : NULL;
+			if (close) { /* s/\[.*?\]//g */
+				p = close;
+				continue;
+			}
+			src[k++] = *p;
+		}
+		size_t a = 0;
+		while (a < k && strchr(" \t\r\f\v", src[a]))
+			a++;
+		while (k > a && strchr(" \t\r\f\v", src[k - 1]))
+			k--;
+		size_t i = s->src_next++;
+		if (k > a && s->nlen[i] + 1 + (k - a) < FUNC_MAX) { /* $func .= ':' . $_ */
+			s->names[i][s->nlen[i]++] = ':';
+			memcpy(s->names[i] + s->nlen[i], src + a, k - a);
+			s->nlen[i] += k - a;
+		}
+		if (--s->src_wanted == 0)
+			push_names(s);
+		return !s->failed;
+	}
+	if (len > 0 && line[0] == '#')
+		return true;
+	if (len == 0) {
+		if (s->in_sample)
+			end_sample(s);
+		return !s->failed;
+	}
+	const char *pc, *f, *mod;
+	size_t pclen, fl, ml;
+	/* The header pattern starts with \S: indented lines are frames. */
+	bool indented = line[0] == ' ' || line[0] == '\t';
+	if (!indented && match(&s->header, line, len)) {
+		header(s, line, len);
+	} else if (frame_fast(line, len, &pc, &pclen, &f, &fl, &mod, &ml)) {
+		if (s->in_sample)
+			frame(s, pc, pclen, f, fl, mod, ml);
+	} else if (match(&s->frame, line, len)) {
+		if (s->in_sample) {
+			pc = group(&s->frame, line, 1, &pclen);
+			f = group(&s->frame, line, 2, &fl);
+			mod = group(&s->frame, line, 3, &ml);
+			frame(s, pc, pclen, f, fl, mod, ml);
+		}
+	} else if (!fk_diag_line(s->d, s->name, lineno, "Unrecognized line: %.*s",
+				 (int)(len > 200 ? 200 : len), line)) {
+		return false;
+	}
+	return !s->failed;
+}
+
+enum fk_input_result fk_perf_load(const char *path, const struct fk_perf_opts *o,
+				  struct fk_stacks *into, struct fk_diag *d)
+{
+	struct perf s = { .o = o, .into = into, .d = d, .filter = o->event_filter,
+			  .name = fk_input_display_name(path) };
+	enum fk_input_result res = FK_INPUT_ERROR;
+	s.names = malloc(64 * sizeof *s.names);
+	if (!s.names || !compile(&s.header, HEADER) || !compile(&s.event, EVENT) ||
+	    !compile(&s.frame, FRAME) || (o->inlined && !(s.inl = fk_perf_inline_new(o->context, d)))) {
+		fk_diag_error(d, "out of memory");
+		goto out;
+	}
+	res = fk_input_lines(path, s.name, on_line, &s, d);
+	if (s.failed) {
+		fk_diag_error(d, "%s: out of memory, or a sum past 64 bits", s.name);
+		res = FK_INPUT_ERROR;
+	}
+	/* A sample with no blank line after it is dropped, as the script does. */
+out:
+	release(&s.header);
+	release(&s.event);
+	release(&s.frame);
+	fk_perf_inline_free(s.inl);
+	free(s.filter_own);
+	free(s.names);
+	free(s.frames);
+	free(s.ends);
+	free(s.key);
+	return res;
+}
+
+bool fk_perf_detect(const char *path)
+{
+	/* Regular files only: peeking at a pipe would eat what the reader needs. */
+	struct stat st;
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	char line[4096];
+	bool header = false, yes = false;
+	for (int i = 0; i < 200 && fgets(line, sizeof line, f); i++) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!header) {
+			/* "comm pid[/tid] ...: ... event:" (then maybe spaces) */
+			size_t n = strcspn(line, "\n");
+			while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+				n--;
+			header = line[0] != ' ' && line[0] != '\t' && n > 0 && line[n - 1] == ':';
+			if (!header)
+				break;
+			continue;
+		}
+		/* then a frame: a hex address (indented, or not in old perf),
+		 * a symbol and "(module)" */
+		const char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *hex = p;
+		while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+			p++;
+		size_t n = strcspn(line, "\n");
+		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+			n--;
+		yes = p > hex && (*p == ' ' || *p == '\t') && n > 0 && line[n - 1] == ')';
+		break;
+	}
+	fclose(f);
+	return yes;
+}
