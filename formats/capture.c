@@ -71,8 +71,7 @@ const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len)
 struct whole {
 	const uint8_t *p;
 	size_t len;
-	struct fk_input_map map; /* when mapped */
-	uint8_t *owned;          /* when read from a pipe */
+	uint8_t *owned; /* when streamed (pipes, gzip); else p is the mapping */
 	size_t cap;
 };
 
@@ -93,43 +92,20 @@ static bool append(void *ctx, const char *p, size_t n)
 	return true;
 }
 
-static bool load(const char *path, const char *name, struct whole *w, struct fk_diag *d)
+static bool load(struct fk_input *in, struct whole *w, struct fk_diag *d)
 {
 	memset(w, 0, sizeof *w);
-	if (strcmp(path, "-") != 0 && fk_input_map_open(path, &w->map)) {
-		w->p = (const uint8_t *)w->map.data;
-		w->len = w->map.len;
+	if (in->map) {
+		w->p = (const uint8_t *)in->map;
+		w->len = in->map_len;
 		return true;
 	}
-	/* Pipes, and files fk_input_map_open leaves to streaming. */
-	if (fk_input_chunks(path, name, append, w, d) != FK_INPUT_OK) {
+	if (fk_input_read_chunks(in, append, w, d) != FK_INPUT_OK) {
 		free(w->owned);
 		return false;
 	}
 	w->p = w->owned;
 	return true;
-}
-
-static void unload(struct whole *w)
-{
-	if (w->map.data)
-		fk_input_map_close(&w->map);
-	free(w->owned);
-}
-
-bool fk_cap_is_capture(const char *path)
-{
-	/* Regular files only: peeking at a pipe would eat what the reader needs. */
-	struct stat st;
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	gzFile f = gzopen(path, "rb"); /* plain files read through as they are */
-	if (!f)
-		return false;
-	char magic[8];
-	bool yes = gzread(f, magic, 8) == 8 && memcmp(magic, FK_CAP_MAGIC, 8) == 0;
-	gzclose(f);
-	return yes;
 }
 
 /* ---- chunks ---- */
@@ -219,9 +195,23 @@ static bool read_header(const struct whole *w, const char *name, struct fk_cap_h
 bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d)
 {
-	struct whole w;
+	struct fk_input in;
 	memset(st, 0, sizeof *st);
-	if (!load(path, name, &w, d))
+	if (!fk_input_open(&in, path, d))
+		return false;
+	in.name = name;
+	bool ok = fk_cap_read_input(&in, h, fn, ctx, st, d);
+	fk_input_close(&in);
+	return ok;
+}
+
+bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chunk_fn fn,
+		       void *ctx, struct fk_cap_status *st, struct fk_diag *d)
+{
+	struct whole w;
+	const char *name = in->name;
+	memset(st, 0, sizeof *st);
+	if (!load(in, &w, d))
 		return false;
 	bool ok = read_header(&w, name, h, d);
 	uint8_t *raw = NULL;
@@ -267,7 +257,7 @@ bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 			break;
 	}
 	free(raw);
-	unload(&w);
+	free(w.owned);
 	return ok;
 }
 

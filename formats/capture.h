@@ -136,16 +136,16 @@ struct fk_cap_status {
 typedef bool (*fk_cap_chunk_fn)(void *ctx, uint16_t type, uint64_t seq, const uint8_t *payload,
 				size_t len);
 
-/* true when path is a regular file starting with the capture magic (never
- * an error; pipes and stdin are never captures, so nothing is consumed). */
-bool fk_cap_is_capture(const char *path);
-
 /* Reads a capture: header, then every good chunk in file order. Damaged
  * chunks are skipped (the reader finds the next valid chunk header) and
  * counted. false (reported through d) when the file cannot be read or has
  * no valid header. */
 bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d);
+/* The same from an open input (formats/input.h), whatever its kind. */
+struct fk_input;
+bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chunk_fn fn,
+		       void *ctx, struct fk_cap_status *st, struct fk_diag *d);
 
 /* How the capture ended, one line: "clean (END chunk, 12 chunks)",
  * "truncated after chunk 11 (no END: the program was killed or crashed)",

@@ -88,6 +88,18 @@ void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
+{
+	if (d->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", d->prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
 bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 {
 	d->bad_lines++;

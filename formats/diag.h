@@ -57,6 +57,11 @@ void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* "prog: message" on stderr unless quiet: a remark on the input that is
+ * not an error ("no stacks found"), not counted. */
+void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* An error message written as given (no "prog: " prefix), for errors the
  * caller places itself ("file: event N: reason"). */
 void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)

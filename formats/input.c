@@ -12,40 +12,6 @@
 
 #define READ_CHUNK ((size_t)1 << 20)
 
-bool fk_input_map_open(const char *path, struct fk_input_map *m)
-{
-	*m = (struct fk_input_map){ 0 };
-	struct stat st;
-	/* stat first: opening a FIFO would block, or eat its data. */
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	void *p = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return false;
-	const unsigned char *u = p;
-	if (st.st_size >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
-		munmap(p, (size_t)st.st_size);
-		return false;
-	}
-	madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-	m->data = p;
-	m->len = (size_t)st.st_size;
-	return true;
-}
-
-void fk_input_map_close(struct fk_input_map *m)
-{
-	if (m->data)
-		munmap((void *)m->data, m->len);
-	*m = (struct fk_input_map){ 0 };
-}
-
 unsigned fk_input_threads(size_t bytes, size_t min_bytes, unsigned default_max)
 {
 	const char *env = getenv("FLAMEKIT_THREADS");
@@ -61,16 +27,6 @@ const char *fk_input_display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
-
-/* Where the bytes come from, before any decompression. */
-struct raw {
-	int fd;
-	const unsigned char *map; /* whole file when mmap'd, else NULL */
-	size_t map_len, map_pos;
-	unsigned char *buf;       /* read() buffer when not mmap'd */
-	size_t buf_len, buf_pos;
-	bool eof;
-};
 
 struct reader {
 	const char *name;
@@ -212,129 +168,6 @@ static bool finish(struct reader *r)
 	return !r->stopped;
 }
 
-/* Next raw bytes: returns length, 0 at end, -1 on error. */
-static ssize_t raw_next(struct raw *s, const unsigned char **out, struct reader *r)
-{
-	if (s->map) {
-		size_t n = s->map_len - s->map_pos;
-		if (n > READ_CHUNK)
-			n = READ_CHUNK;
-		*out = s->map + s->map_pos;
-		s->map_pos += n;
-		return (ssize_t)n;
-	}
-	if (s->buf_pos < s->buf_len) { /* bytes peeked for the gzip magic */
-		*out = s->buf + s->buf_pos;
-		ssize_t n = (ssize_t)(s->buf_len - s->buf_pos);
-		s->buf_pos = s->buf_len;
-		return n;
-	}
-	if (s->eof)
-		return 0;
-	for (;;) {
-		ssize_t n = read(s->fd, s->buf, READ_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fk_diag_error(r->d, "%s: read error: %s", r->name, strerror(errno));
-			return -1;
-		}
-		if (n == 0)
-			s->eof = true;
-		s->buf_len = (size_t)n;
-		s->buf_pos = (size_t)n;
-		*out = s->buf;
-		return n;
-	}
-}
-
-static enum fk_input_result read_plain(struct raw *s, struct reader *r)
-{
-	const unsigned char *p;
-	ssize_t n;
-	while ((n = raw_next(s, &p, r)) > 0)
-		if (!feed(r, (const char *)p, (size_t)n))
-			return FK_INPUT_STOPPED;
-	if (n < 0)
-		return FK_INPUT_ERROR;
-	return finish(r) ? FK_INPUT_OK : FK_INPUT_STOPPED;
-}
-
-/* Inflates gzip data, member after member (like gzip -d on `cat a.gz b.gz`). */
-static enum fk_input_result read_gzip(struct raw *s, struct reader *r)
-{
-	z_stream z = { 0 };
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		fk_diag_error(r->d, "%s: cannot start zlib", r->name);
-		return FK_INPUT_ERROR;
-	}
-	unsigned char *out = malloc(READ_CHUNK);
-	if (!out) {
-		inflateEnd(&z);
-		fk_diag_error(r->d, "%s: out of memory", r->name);
-		return FK_INPUT_ERROR;
-	}
-	enum fk_input_result res = FK_INPUT_OK;
-	bool member_done = false;
-	for (;;) {
-		if (z.avail_in == 0) {
-			const unsigned char *p;
-			ssize_t n = raw_next(s, &p, r);
-			if (n < 0) {
-				res = FK_INPUT_ERROR;
-				break;
-			}
-			if (n == 0) {
-				if (!member_done) {
-					fk_diag_error(r->d, "%s: truncated gzip data (after %llu %s)",
-						      r->name,
-						      (unsigned long long)(r->chunk_fn ? r->bytes : r->lineno),
-						      r->chunk_fn ? "bytes" : "lines");
-					res = FK_INPUT_ERROR;
-				}
-				break;
-			}
-			z.next_in = (unsigned char *)p;
-			z.avail_in = (unsigned)n;
-		}
-		if (member_done) {
-			/* Another member may follow, or zero padding (tape and
-			 * block devices add it); anything else is garbage. */
-			while (z.avail_in > 0 && z.next_in[0] == 0)
-				z.next_in++, z.avail_in--;
-			if (z.avail_in == 0)
-				continue;
-			if (z.next_in[0] != 0x1f) {
-				fk_diag_error(r->d, "%s: trailing garbage after gzip data", r->name);
-				res = FK_INPUT_ERROR;
-				break;
-			}
-			inflateReset(&z);
-			member_done = false;
-		}
-		z.next_out = out;
-		z.avail_out = (unsigned)READ_CHUNK;
-		int zr = inflate(&z, Z_NO_FLUSH);
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			fk_diag_error(r->d, "%s: corrupt gzip data: %s", r->name,
-				      z.msg ? z.msg : "inflate failed");
-			res = FK_INPUT_ERROR;
-			break;
-		}
-		if (!feed(r, (const char *)out, READ_CHUNK - z.avail_out)) {
-			res = FK_INPUT_STOPPED;
-			break;
-		}
-		if (zr == Z_STREAM_END)
-			member_done = true;
-	}
-	if (res == FK_INPUT_OK && !finish(r))
-		res = FK_INPUT_STOPPED;
-	inflateEnd(&z);
-	free(out);
-	return res;
-}
-
 /* Mapped bytes for a chunk reader, with pages released behind it. */
 static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 {
@@ -349,91 +182,337 @@ static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 	}
 }
 
-static enum fk_input_result read_input(const char *path, struct reader *r)
+
+/* ---- the open input: raw bytes, then decoded blocks ---- */
+
+struct fk_input_stream {
+	int fd;
+	bool own_fd;
+	const unsigned char *raw_map; /* the whole file when it could be mapped */
+	size_t raw_len, raw_pos;
+	unsigned char *buf;           /* read() buffer otherwise */
+	bool eof;
+	z_stream z;
+	bool z_started, member_done;
+	unsigned char *zout;
+	char *peek;                   /* decoded bytes read ahead at open */
+	size_t peek_len;
+	bool peek_taken;              /* handed out by next_block already */
+	enum pull { PULL_DATA, PULL_END, PULL_ERROR, PULL_TRUNCATED } after_peek;
+};
+
+/* Next raw bytes: their length, 0 at the end, -1 on a read error (reported). */
+static ssize_t raw_next(struct fk_input *in, const unsigned char **out, struct fk_diag *d)
 {
-	const char *name = r->name;
-	struct fk_diag *d = r->d;
-	struct raw s = { .fd = -1 };
-	bool is_stdin = strcmp(path, "-") == 0;
-	s.fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (s.fd < 0) {
-		fk_diag_error(d, "%s: %s", name, strerror(errno));
-		return FK_INPUT_ERROR;
+	struct fk_input_stream *s = in->s;
+	if (s->raw_map) {
+		size_t n = s->raw_len - s->raw_pos;
+		if (n > READ_CHUNK)
+			n = READ_CHUNK;
+		*out = s->raw_map + s->raw_pos;
+		s->raw_pos += n;
+		return (ssize_t)n;
 	}
-	enum fk_input_result res = FK_INPUT_ERROR;
+	while (!s->eof) {
+		ssize_t n = read(s->fd, s->buf, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fk_diag_error(d, "%s: read error: %s", in->name, strerror(errno));
+			return -1;
+		}
+		s->eof = n == 0;
+		*out = s->buf;
+		return n;
+	}
+	return 0;
+}
+
+/* Inflates the next block, member after member (like gzip -d on
+ * `cat a.gz b.gz`); zero padding after the last member is allowed (tape
+ * and block devices add it), anything else is garbage. */
+static enum pull inflate_next(struct fk_input *in, const char **p, size_t *n, struct fk_diag *d)
+{
+	struct fk_input_stream *s = in->s;
+	z_stream *z = &s->z;
+	for (;;) {
+		if (z->avail_in == 0) {
+			const unsigned char *raw;
+			ssize_t got = raw_next(in, &raw, d);
+			if (got < 0)
+				return PULL_ERROR;
+			if (got == 0)
+				return s->member_done ? PULL_END : PULL_TRUNCATED;
+			z->next_in = (unsigned char *)raw;
+			z->avail_in = (unsigned)got;
+		}
+		if (s->member_done) {
+			while (z->avail_in > 0 && z->next_in[0] == 0)
+				z->next_in++, z->avail_in--;
+			if (z->avail_in == 0)
+				continue;
+			if (z->next_in[0] != 0x1f) {
+				fk_diag_error(d, "%s: trailing garbage after gzip data", in->name);
+				return PULL_ERROR;
+			}
+			inflateReset(z);
+			s->member_done = false;
+		}
+		z->next_out = s->zout;
+		z->avail_out = (unsigned)READ_CHUNK;
+		int zr = inflate(z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+			fk_diag_error(d, "%s: corrupt gzip data: %s", in->name,
+				      z->msg ? z->msg : "inflate failed");
+			return PULL_ERROR;
+		}
+		s->member_done = zr == Z_STREAM_END;
+		if (z->avail_out < READ_CHUNK) {
+			*p = (const char *)s->zout;
+			*n = READ_CHUNK - z->avail_out;
+			return PULL_DATA;
+		}
+	}
+}
+
+/* The next decoded block after the peeked bytes. */
+static enum pull pull(struct fk_input *in, const char **p, size_t *n, struct fk_diag *d)
+{
+	if (in->gzip)
+		return inflate_next(in, p, n, d);
+	const unsigned char *raw;
+	ssize_t got = raw_next(in, &raw, d);
+	if (got < 0)
+		return PULL_ERROR;
+	if (got == 0)
+		return PULL_END;
+	*p = (const char *)raw;
+	*n = (size_t)got;
+	return PULL_DATA;
+}
+
+/* Every decoded block from the first byte: the peeked bytes, then the rest. */
+static enum pull next_block(struct fk_input *in, const char **p, size_t *n, struct fk_diag *d)
+{
+	struct fk_input_stream *s = in->s;
+	if (!s->peek_taken) {
+		s->peek_taken = true;
+		if (s->peek_len > 0) {
+			*p = s->peek;
+			*n = s->peek_len;
+			return PULL_DATA;
+		}
+	}
+	if (s->after_peek != PULL_DATA)
+		return s->after_peek;
+	return pull(in, p, n, d);
+}
+
+/* Reads ahead FK_DETECT_PEEK decoded bytes (or all of a shorter input). */
+static bool fill_peek(struct fk_input *in, struct fk_diag *d)
+{
+	struct fk_input_stream *s = in->s;
+	size_t cap = 0;
+	s->after_peek = PULL_DATA;
+	while (s->peek_len < FK_DETECT_PEEK) {
+		const char *p;
+		size_t n;
+		enum pull r = pull(in, &p, &n, d);
+		if (r != PULL_DATA) {
+			s->after_peek = r;
+			return r != PULL_ERROR;
+		}
+		if (s->peek_len + n > cap) {
+			cap = s->peek_len + n;
+			char *grown = realloc(s->peek, cap);
+			if (!grown) {
+				fk_diag_error(d, "%s: out of memory", in->name);
+				return false;
+			}
+			s->peek = grown;
+		}
+		memcpy(s->peek + s->peek_len, p, n);
+		s->peek_len += n;
+	}
+	return true;
+}
+
+bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d)
+{
+	*in = (struct fk_input){ .path = path, .name = fk_input_display_name(path) };
+	struct fk_input_stream *s = calloc(1, sizeof *s);
+	if (!s) {
+		fk_diag_error(d, "%s: out of memory", in->name);
+		return false;
+	}
+	in->s = s;
+	bool is_stdin = strcmp(path, "-") == 0;
+	s->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	s->own_fd = !is_stdin && s->fd >= 0;
 	struct stat st;
-	if (fstat(s.fd, &st) != 0) {
-		fk_diag_error(d, "%s: %s", name, strerror(errno));
-		goto out;
+	if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+		fk_diag_error(d, "%s: %s", in->name, strerror(errno));
+		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		fk_diag_error(d, "%s: is a directory", name);
-		goto out;
+		fk_diag_error(d, "%s: is a directory", in->name);
+		goto fail;
 	}
 	/* A regular stdin may already be partly read (`{ read h; stackfold; } < f`):
 	 * map only from its start. */
-	if (S_ISREG(st.st_mode) && st.st_size > 0 && lseek(s.fd, 0, SEEK_CUR) == 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s.fd, 0);
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && lseek(s->fd, 0, SEEK_CUR) == 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
 		if (m != MAP_FAILED) {
-			s.map = m;
-			s.map_len = (size_t)st.st_size;
-			madvise(m, s.map_len, MADV_SEQUENTIAL);
+			s->raw_map = m;
+			s->raw_len = (size_t)st.st_size;
+			madvise(m, s->raw_len, MADV_SEQUENTIAL);
 		}
 	}
-	bool gz;
-	if (s.map) {
-		gz = s.map_len >= 2 && s.map[0] == 0x1f && s.map[1] == 0x8b;
-	} else {
-		s.buf = malloc(READ_CHUNK);
-		if (!s.buf) {
-			fk_diag_error(d, "%s: out of memory", name);
-			goto out;
-		}
-		/* Peek at the first bytes (short reads from pipes are fine). */
-		while (s.buf_len < 2 && !s.eof) {
-			ssize_t n = read(s.fd, s.buf + s.buf_len, READ_CHUNK - s.buf_len);
+	if (!s->raw_map && !(s->buf = malloc(READ_CHUNK))) {
+		fk_diag_error(d, "%s: out of memory", in->name);
+		goto fail;
+	}
+	/* The gzip magic: the first two raw bytes (a pipe may give one at a time). */
+	const unsigned char *head = s->raw_map;
+	size_t head_len = s->raw_len;
+	if (!head) {
+		size_t got = 0;
+		while (got < 2 && !s->eof) {
+			ssize_t n = read(s->fd, s->buf + got, READ_CHUNK - got);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				fk_diag_error(d, "%s: read error: %s", name, strerror(errno));
-				goto out;
+				fk_diag_error(d, "%s: read error: %s", in->name, strerror(errno));
+				goto fail;
 			}
-			if (n == 0)
-				s.eof = true;
-			s.buf_len += (size_t)n;
+			s->eof = n == 0;
+			got += (size_t)n;
 		}
-		gz = s.buf_len >= 2 && s.buf[0] == 0x1f && s.buf[1] == 0x8b;
+		head = s->buf;
+		head_len = got;
 	}
-	if (s.map && !gz) {
-		if (r->chunk_fn)
-			chunks_of_buffer(r, (const char *)s.map, s.map_len);
-		else
-			lines_of_buffer(r, (const char *)s.map, s.map_len);
-		res = r->stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
+	in->gzip = head_len >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+	if (in->gzip) {
+		if (!(s->zout = malloc(READ_CHUNK)) || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+			fk_diag_error(d, "%s: cannot start zlib", in->name);
+			goto fail;
+		}
+		s->z_started = true;
+		if (!s->raw_map) { /* the bytes read for the magic go in first */
+			s->z.next_in = s->buf;
+			s->z.avail_in = (unsigned)head_len;
+		}
+	} else if (s->raw_map) {
+		in->map = (const char *)s->raw_map;
+		in->map_len = s->raw_len;
+	}
+	if (in->map) {
+		in->peek = in->map;
+		in->peek_len = in->map_len;
+		s->peek_taken = true;
+		s->after_peek = PULL_END;
 	} else {
-		res = gz ? read_gzip(&s, r) : read_plain(&s, r);
+		if (!in->gzip && head_len > 0) { /* plain stream: the magic bytes start the peek */
+			if (!(s->peek = malloc(head_len))) {
+				fk_diag_error(d, "%s: out of memory", in->name);
+				goto fail;
+			}
+			memcpy(s->peek, head, head_len);
+			s->peek_len = head_len;
+		}
+		if (!fill_peek(in, d))
+			goto fail;
+		in->peek = s->peek;
+		in->peek_len = s->peek_len;
 	}
-out:
-	if (s.map)
-		munmap((void *)s.map, s.map_len);
-	free(s.buf);
-	if (!is_stdin && s.fd >= 0)
-		close(s.fd);
+	in->kind = fk_detect(in->peek, in->peek_len < FK_DETECT_PEEK ? in->peek_len : FK_DETECT_PEEK);
+	return true;
+fail:
+	fk_input_close(in);
+	return false;
+}
+
+void fk_input_close(struct fk_input *in)
+{
+	struct fk_input_stream *s = in->s;
+	if (s) {
+		if (s->z_started)
+			inflateEnd(&s->z);
+		if (s->raw_map)
+			munmap((void *)s->raw_map, s->raw_len);
+		if (s->own_fd)
+			close(s->fd);
+		free(s->zout);
+		free(s->buf);
+		free(s->peek);
+		free(s);
+	}
+	in->s = NULL;
+	in->map = in->peek = NULL;
+}
+
+static enum fk_input_result read_stream(struct fk_input *in, struct reader *r)
+{
+	if (in->map) {
+		if (r->chunk_fn)
+			chunks_of_buffer(r, in->map, in->map_len);
+		else
+			lines_of_buffer(r, in->map, in->map_len);
+		return r->stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
+	}
+	const char *p;
+	size_t n;
+	enum pull res;
+	while ((res = next_block(in, &p, &n, r->d)) == PULL_DATA)
+		if (!feed(r, p, n))
+			return FK_INPUT_STOPPED;
+	if (res == PULL_ERROR)
+		return FK_INPUT_ERROR;
+	if (res == PULL_TRUNCATED) {
+		fk_diag_error(r->d, "%s: truncated gzip data (after %llu %s)", r->name,
+			      (unsigned long long)(r->chunk_fn ? r->bytes : r->lineno),
+			      r->chunk_fn ? "bytes" : "lines");
+		return FK_INPUT_ERROR;
+	}
+	return finish(r) ? FK_INPUT_OK : FK_INPUT_STOPPED;
+}
+
+enum fk_input_result fk_input_read_lines(struct fk_input *in, fk_line_fn fn, void *ctx,
+					 struct fk_diag *d)
+{
+	struct reader r = { .name = in->name, .fn = fn, .ctx = ctx, .d = d };
+	enum fk_input_result res = read_stream(in, &r);
+	free(r.line);
 	return res;
+}
+
+enum fk_input_result fk_input_read_chunks(struct fk_input *in, fk_chunk_fn fn, void *ctx,
+					  struct fk_diag *d)
+{
+	struct reader r = { .name = in->name, .chunk_fn = fn, .ctx = ctx, .d = d };
+	return read_stream(in, &r);
 }
 
 enum fk_input_result fk_input_lines(const char *path, const char *name,
 				    fk_line_fn fn, void *ctx, struct fk_diag *d)
 {
-	struct reader r = { .name = name, .fn = fn, .ctx = ctx, .d = d };
-	enum fk_input_result res = read_input(path, &r);
-	free(r.line);
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
+		return FK_INPUT_ERROR;
+	in.name = name;
+	enum fk_input_result res = fk_input_read_lines(&in, fn, ctx, d);
+	fk_input_close(&in);
 	return res;
 }
 
 enum fk_input_result fk_input_chunks(const char *path, const char *name,
 				     fk_chunk_fn fn, void *ctx, struct fk_diag *d)
 {
-	struct reader r = { .name = name, .chunk_fn = fn, .ctx = ctx, .d = d };
-	return read_input(path, &r);
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
+		return FK_INPUT_ERROR;
+	in.name = name;
+	enum fk_input_result res = fk_input_read_chunks(&in, fn, ctx, d);
+	fk_input_close(&in);
+	return res;
 }

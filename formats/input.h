@@ -1,11 +1,15 @@
-/* input.h - reading an input file as lines: plain files (mmap), stdin and
- * pipes (large reads), and gzip data from either (zlib, detected by its magic
- * bytes, so ".gz" files and compressed pipes both work).
+/* input.h - opening an input once and reading it: plain files (mmap), stdin
+ * and pipes (large reads), and gzip data from either (zlib, told by its magic
+ * bytes, so ".gz" files and compressed pipes both work). fk_input_open peeks
+ * at the first decoded bytes and names the input's kind (formats/detect.h);
+ * the reader of that kind then takes the same open input, peeked bytes
+ * included, as lines, as blocks, or (plain regular files) mapped whole.
  *
- * Owns: nothing that outlives a call. fk_input_lines() opens, streams and
- * closes. Lines are passed without their '\n'; a final line without '\n' is
- * still a line. Memory is bounded by the longest line; lines longer than
- * FK_INPUT_MAX_LINE are reported as bad lines and skipped.
+ * Owns: struct fk_input, from fk_input_open to fk_input_close. Lines are
+ * passed without their '\n'; a final line without '\n' is still a line.
+ * Memory is bounded by the longest line; lines longer than
+ * FK_INPUT_MAX_LINE are reported as bad lines and skipped. A stream is read
+ * once: one fk_input_read_* call per open (a mapped input may be read again).
  */
 #ifndef FK_INPUT_H
 #define FK_INPUT_H
@@ -14,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/detect.h"
 #include "formats/diag.h"
 
 #define FK_INPUT_MAX_LINE ((size_t)64 << 20)
@@ -27,27 +32,45 @@ enum fk_input_result {
 	FK_INPUT_STOPPED, /* fn or the diagnostics asked to stop */
 };
 
-/* path "-" is standard input; name is what messages call it. */
+struct fk_input_stream; /* private to input.c */
+
+struct fk_input {
+	const char *path;        /* as given; "-" is standard input */
+	const char *name;        /* what messages call it ("<stdin>" for "-") */
+	enum fk_input_kind kind; /* sniffed at open; a caller may override it */
+	bool gzip;
+	/* A plain regular file mapped whole (NULL otherwise: read it as a
+	 * stream), for readers that parse in place or across threads. */
+	const char *map;
+	size_t map_len;
+	/* The first decoded bytes (at least FK_DETECT_PEEK, or all of a
+	 * shorter input): what the kind was told from. */
+	const char *peek;
+	size_t peek_len;
+	struct fk_input_stream *s;
+};
+
+/* Opens path ("-": standard input), peeks and sniffs. false, reported
+ * through d ("name: No such file or directory", "name: is a directory",
+ * read and gzip errors found while peeking), when it cannot be read. */
+bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d);
+void fk_input_close(struct fk_input *in);
+
+/* The whole input, from its first byte, as lines or as blocks. */
+enum fk_input_result fk_input_read_lines(struct fk_input *in, fk_line_fn fn, void *ctx,
+					 struct fk_diag *d);
+/* Blocks of any size, gzip inflated, for formats that are not line-based. */
+typedef bool (*fk_chunk_fn)(void *ctx, const char *p, size_t n);
+enum fk_input_result fk_input_read_chunks(struct fk_input *in, fk_chunk_fn fn, void *ctx,
+					  struct fk_diag *d);
+
+/* Open, read, close in one call, for callers that know the kind already.
+ * name is what messages call the input. */
 enum fk_input_result fk_input_lines(const char *path, const char *name,
 				    fk_line_fn fn, void *ctx, struct fk_diag *d);
-
-/* The bytes of an input as they come (gzip inflated), in blocks of any size,
- * for readers of formats that are not line-based (JSON). Return false to stop. */
-typedef bool (*fk_chunk_fn)(void *ctx, const char *p, size_t n);
 enum fk_input_result fk_input_chunks(const char *path, const char *name,
 				     fk_chunk_fn fn, void *ctx, struct fk_diag *d);
 
-/* A plain (not compressed) regular file mapped whole, for readers that split
- * the work across threads. */
-struct fk_input_map {
-	const char *data;
-	size_t len;
-};
-
-/* true when path is a non-empty regular file without gzip magic and it could
- * be mapped; false otherwise (use fk_input_lines then), never an error. */
-bool fk_input_map_open(const char *path, struct fk_input_map *m);
-void fk_input_map_close(struct fk_input_map *m);
 /* Hands mapped pages between from and to (whole pages only) back to the
  * kernel once read, so memory follows what is kept, not the file size. */
 void fk_input_release(const char *from, const char *to);

@@ -5,13 +5,11 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "formats/perfscript.h"
-#include "analysis/sym/perfinline.h"
 
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The script's patterns, as it writes them. */
 #define HEADER "^(\\S.+?)\\s+(\\d+)\\/*(\\d+)*\\s+"
@@ -25,11 +23,10 @@ struct pattern {
 
 struct perf {
 	const struct fk_perf_opts *o;
-	struct fk_stacks *into;
+	const struct fk_perf_emit *e;
 	struct fk_diag *d;
 	const char *name;
 	struct pattern header, event, frame;
-	struct fk_perf_inline *inl; /* --inline */
 	const char *filter; /* the event kept; NULL until the first one */
 	char *filter_own;
 	bool defaulted, warned;
@@ -129,8 +126,7 @@ static void end_sample(struct perf *s)
 		memcpy(s->key + k, s->frames + start, s->ends[i] - start);
 		k += s->ends[i] - start;
 	}
-	struct fk_num zero = { 0, 0 }, v = { s->period, 0 };
-	if (fk_stacks_add(s->into, s->key, k, zero, v, 1, NULL) != FK_STACKS_OK)
+	if (!s->e->sample(s->e->ctx, s->key, k, s->period))
 		s->failed = true;
 	s->nframes = s->len = 0;
 	s->in_sample = false;
@@ -269,8 +265,9 @@ static bool frame_fast(const char *line, size_t len, const char **pc, size_t *pc
 static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, size_t fl,
 		  const char *mod, size_t ml)
 {
-	if (s->inl) { /* addr2line's chain replaces the line, untidied */
-		const char *chain = fk_perf_inline_frames(s->inl, pc, pclen, f, fl, mod, ml, &s->failed);
+	if (s->e->inline_frames) { /* addr2line's chain replaces the line, untidied */
+		const char *chain = s->e->inline_frames(s->e->ctx, pc, pclen, f, fl, mod, ml,
+							&s->failed);
 		if (chain) {
 			push_frame(s, chain, strlen(chain));
 			return;
@@ -423,19 +420,18 @@ static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
 	return !s->failed;
 }
 
-enum fk_input_result fk_perf_load(const char *path, const struct fk_perf_opts *o,
-				  struct fk_stacks *into, struct fk_diag *d)
+enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts *o,
+				  const struct fk_perf_emit *e, struct fk_diag *d)
 {
-	struct perf s = { .o = o, .into = into, .d = d, .filter = o->event_filter,
-			  .name = fk_input_display_name(path) };
+	struct perf s = { .o = o, .e = e, .d = d, .filter = o->event_filter, .name = in->name };
 	enum fk_input_result res = FK_INPUT_ERROR;
 	s.names = malloc(64 * sizeof *s.names);
 	if (!s.names || !compile(&s.header, HEADER) || !compile(&s.event, EVENT) ||
-	    !compile(&s.frame, FRAME) || (o->inlined && !(s.inl = fk_perf_inline_new(o->context, d)))) {
+	    !compile(&s.frame, FRAME)) {
 		fk_diag_error(d, "out of memory");
 		goto out;
 	}
-	res = fk_input_lines(path, s.name, on_line, &s, d);
+	res = fk_input_read_lines(in, on_line, &s, d);
 	if (s.failed) {
 		fk_diag_error(d, "%s: out of memory, or a sum past 64 bits", s.name);
 		res = FK_INPUT_ERROR;
@@ -445,53 +441,10 @@ out:
 	release(&s.header);
 	release(&s.event);
 	release(&s.frame);
-	fk_perf_inline_free(s.inl);
 	free(s.filter_own);
 	free(s.names);
 	free(s.frames);
 	free(s.ends);
 	free(s.key);
 	return res;
-}
-
-bool fk_perf_detect(const char *path)
-{
-	/* Regular files only: peeking at a pipe would eat what the reader needs. */
-	struct stat st;
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	char line[4096];
-	bool header = false, yes = false;
-	for (int i = 0; i < 200 && fgets(line, sizeof line, f); i++) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (!header) {
-			/* "comm pid[/tid] ...: ... event:" (then maybe spaces) */
-			size_t n = strcspn(line, "\n");
-			while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
-				n--;
-			header = line[0] != ' ' && line[0] != '\t' && n > 0 && line[n - 1] == ':';
-			if (!header)
-				break;
-			continue;
-		}
-		/* then a frame: a hex address (indented, or not in old perf),
-		 * a symbol and "(module)" */
-		const char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		const char *hex = p;
-		while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
-			p++;
-		size_t n = strcspn(line, "\n");
-		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r'))
-			n--;
-		yes = p > hex && (*p == ' ' || *p == '\t') && n > 0 && line[n - 1] == ')';
-		break;
-	}
-	fclose(f);
-	return yes;
 }

@@ -1,9 +1,10 @@
-/* perfscript.h - `perf script` text folded the way FlameGraph's
- * stackcollapse-perf.pl folds it: the same event headers and frame lines
- * recognized (its regular expressions, reimplemented), the same process
- * name root frame, [unknown] handling, name tidying, _[k]/_[j]/_[i]
- * annotations, event filtering and period weights; the result goes into a
- * stack table, which stackfold prints sorted by stack like the script.
+/* perfscript.h - the reader of `perf script` text, splitting it the way
+ * FlameGraph's stackcollapse-perf.pl does: the same event headers and frame
+ * lines recognized (its regular expressions, reimplemented), the same
+ * process name root frame, [unknown] handling, name tidying, _[k]/_[j]/_[i]
+ * annotations, event filtering and period weights. Each sample comes out
+ * as one folded stack and its period; what adds them up is the caller's.
+ * Spec: formats/PERFSCRIPT.md.
  *
  * Owns: nothing beyond a call.
  */
@@ -12,7 +13,6 @@
 
 #include "formats/diag.h"
 #include "formats/input.h"
-#include "analysis/core/stacks.h"
 
 struct fk_perf_opts {
 	bool pid, tid;         /* --pid, --tid: "comm-pid", "comm-pid/tid" */
@@ -24,13 +24,22 @@ struct fk_perf_opts {
 	const char *event_filter; /* --event-filter; NULL: the first event seen */
 };
 
-/* Folds a perf script file ("-": stdin) into into. Unrecognized lines are
- * reported through d (like the script's warnings) and skipped. */
-enum fk_input_result fk_perf_load(const char *path, const struct fk_perf_opts *o,
-				  struct fk_stacks *into, struct fk_diag *d);
+/* Where the samples go. */
+struct fk_perf_emit {
+	/* One sample: "comm;outer;...;leaf" and its period. false: stop
+	 * (out of memory, or a sum past 64 bits). */
+	bool (*sample)(void *ctx, const char *stack, size_t len, uint64_t period);
+	/* --inline, or NULL: what replaces the frame line "PC RAWFUNC (MOD)",
+	 * frames joined with ';', outermost first; NULL keeps the line's own
+	 * name. *failed is set when memory ran out. */
+	const char *(*inline_frames)(void *ctx, const char *pc, size_t pclen, const char *rawfunc,
+				     size_t rflen, const char *mod, size_t modlen, bool *failed);
+	void *ctx;
+};
 
-/* true when the first lines of a regular file look like perf script
- * output: an event header, then a frame line (pipes: --input=perf). */
-bool fk_perf_detect(const char *path);
+/* Reads the perf script text of an open input. Unrecognized lines are
+ * reported through d (like the script's warnings) and skipped. */
+enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts *o,
+				  const struct fk_perf_emit *e, struct fk_diag *d);
 
 #endif

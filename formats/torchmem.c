@@ -255,16 +255,16 @@ static bool on_chunk(void *ctx, const char *p, size_t n)
 	return false;
 }
 
-static bool read_sequential(const char *path, const char *name, struct fk_mem_timeline *tl,
-			    struct fk_diag *d)
+static bool read_sequential(struct fk_input *in, struct fk_mem_timeline *tl, struct fk_diag *d)
 {
+	const char *name = in->name;
 	struct raw_reader r = { .name = name, .tl = tl, .d = d };
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
 	if (!r.yajl) {
 		fk_diag_error(d, "%s: out of memory", name);
 		return false;
 	}
-	enum fk_input_result res = fk_input_chunks(path, name, on_chunk, &r, d);
+	enum fk_input_result res = fk_input_read_chunks(in, on_chunk, &r, d);
 	bool ok = res == FK_INPUT_OK && !r.failed;
 	if (ok && yajl_complete_parse(r.yajl) != yajl_status_ok) {
 		if (!r.failed) {
@@ -359,17 +359,17 @@ static const char *row_start_after(const char *from, const char *end)
 
 /* -1: not split (too small, one thread, no place to split); 0: parsed;
  * 1: a part failed (the caller reads the file again to report it). */
-static int read_parallel(const struct fk_input_map *m, struct fk_mem_timeline *tl)
+static int read_parallel(const struct fk_input *m, struct fk_mem_timeline *tl)
 {
-	unsigned n = fk_input_threads(m->len, PARALLEL_MIN_BYTES, 8);
+	unsigned n = fk_input_threads(m->map_len, PARALLEL_MIN_BYTES, 8);
 	if (n < 2)
 		return -1;
 	struct part parts[FK_INPUT_MAX_THREADS];
 	pthread_t threads[FK_INPUT_MAX_THREADS];
-	const char *end = m->data + m->len, *start = m->data;
+	const char *end = m->map + m->map_len, *start = m->map;
 	unsigned k = 0;
 	for (unsigned i = 1; i < n; i++) {
-		const char *row = row_start_after(m->data + m->len / n * i, end);
+		const char *row = row_start_after(m->map + m->map_len / n * i, end);
 		if (!row || row <= start)
 			continue;
 		const char *close = row;
@@ -408,17 +408,26 @@ static int read_parallel(const struct fk_input_map *m, struct fk_mem_timeline *t
 	return ok ? 0 : 1;
 }
 
+bool fk_torchmem_read_raw_input(struct fk_input *in, struct fk_mem_timeline *tl,
+				struct fk_diag *d)
+{
+	/* A mapped file is parsed in parts; when that fails it is read again
+	 * from the start, in order, to report the first error where it is. */
+	if (in->map && read_parallel(in, tl) == 0)
+		return true;
+	return read_sequential(in, tl, d);
+}
+
 bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_timeline *tl,
 			  struct fk_diag *d)
 {
-	struct fk_input_map m;
-	if (strcmp(path, "-") != 0 && fk_input_map_open(path, &m)) {
-		int res = read_parallel(&m, tl);
-		fk_input_map_close(&m);
-		if (res == 0)
-			return true;
-	}
-	return read_sequential(path, name, tl, d);
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
+		return false;
+	in.name = name;
+	bool ok = fk_torchmem_read_raw_input(&in, tl, d);
+	fk_input_close(&in);
+	return ok;
 }
 
 /* ---- writers ---- */

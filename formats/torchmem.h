@@ -16,6 +16,9 @@
 /* Appends the events of a raw timeline file ("-": stdin) to tl. Any
  * malformed row is an error, reported as "name: event N: reason" (N counts
  * rows from 1); false then, or when the file cannot be read. */
+struct fk_input;
+bool fk_torchmem_read_raw_input(struct fk_input *in, struct fk_mem_timeline *tl,
+				struct fk_diag *d);
 bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_timeline *tl,
 			  struct fk_diag *d);
 

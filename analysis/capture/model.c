@@ -1,6 +1,8 @@
 /* model.c - reading a capture into struct fk_capture (see capload.h). */
 #include "analysis/capture/model.h"
 
+#include "formats/input.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,13 +471,14 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	return true;
 }
 
-static bool load(const char *path, const char *name, struct fk_capture *c, struct fk_diag *d,
-		 bool keep_samples)
+bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_samples,
+			   struct fk_diag *d)
 {
+	const char *name = in->name;
 	memset(c, 0, sizeof *c);
 	c->keep_samples = keep_samples;
 	struct load_ctx l = { c, 0, false };
-	if (!fk_cap_read(path, name, &c->hdr, on_chunk, &l, &c->status, d))
+	if (!fk_cap_read_input(in, &c->hdr, on_chunk, &l, &c->status, d))
 		return false;
 	if (!c->real_minus_mono)
 		c->real_minus_mono = c->hdr.start_real_ns - c->hdr.start_mono_ns;
@@ -483,6 +486,18 @@ static bool load(const char *path, const char *name, struct fk_capture *c, struc
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
 	return true;
+}
+
+static bool load(const char *path, const char *name, struct fk_capture *c, struct fk_diag *d,
+		 bool keep_samples)
+{
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
+		return false;
+	in.name = name;
+	bool ok = fk_capture_load_input(&in, c, keep_samples, d);
+	fk_input_close(&in);
+	return ok;
 }
 
 bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,

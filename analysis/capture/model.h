@@ -119,6 +119,11 @@ struct fk_capture {
 	bool keep_samples;
 };
 
+/* A capture from an open input (formats/input.h); keep_samples as for
+ * fk_capture_load_samples. */
+struct fk_input;
+bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_samples,
+			   struct fk_diag *d);
 bool fk_capture_load(const char *path, const char *name, struct fk_capture *c,
 		     struct fk_diag *d);
 /* The same, also keeping every sample with its time (for --nvtx). */

@@ -30,6 +30,12 @@
  * cache misses overlap (fk_stacks_add_batch); streamed lines go one by one. */
 #define BATCH 16
 
+/* The mapped text, shared by the readers. */
+struct mapped_text {
+	const char *data;
+	size_t len;
+};
+
 struct load_ctx {
 	struct fk_stacks *stacks;
 	struct fk_seq *seq;
@@ -213,7 +219,7 @@ static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t line
  * no worker knows the line: sum the file again, from the totals the table
  * had before it, to name the first line that does it. (A stack's sums never
  * exceed the totals, so the totals alone decide.) */
-static void report_overflow_line(const struct fk_input_map *m, const struct fk_stacks *start,
+static void report_overflow_line(const struct mapped_text *m, const struct fk_stacks *start,
 				 struct fk_diag *d, const char *name)
 {
 	struct totals_ctx c = { .total = start->total, .total_before = start->total_before };
@@ -231,7 +237,7 @@ static void report_overflow_line(const struct fk_input_map *m, const struct fk_s
 /* Reports what the readers found (the first one holds the bad lines), then
  * merges the other partitions into the first. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
-					 const struct fk_input_map *m, const struct fk_stacks *start,
+					 const struct mapped_text *m, const struct fk_stacks *start,
 					 bool was_empty, struct fk_diag *d, const char *name)
 {
 	/* A partition's totals leave out the others': the first line where
@@ -267,7 +273,7 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	return res;
 }
 
-static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned n,
+static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned n,
 					  struct fk_stacks *into, struct fk_diag *d,
 					  const char *name)
 {
@@ -304,24 +310,32 @@ static enum fk_input_result load_parallel(const struct fk_input_map *m, unsigned
 	return join_workers(w, n, into, m, &before, was_empty, d, name);
 }
 
+enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,
+					     struct fk_seq *seq, struct fk_diag *d)
+{
+	/* Mapped files are read in place (by several threads when large);
+	 * flame charts need one sequence in input order, so they stream. */
+	if (!seq && in->map) {
+		struct mapped_text m = { in->map, in->map_len };
+		return load_parallel(&m, worker_count(m.len), into, d, in->name);
+	}
+	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = in->name, .reports = true };
+	enum fk_input_result r = fk_input_read_lines(in, on_line, &c, d);
+	if (c.fail != FK_STACKS_OK) {
+		report_failure(d, in->name, c.fail, c.fail_line);
+		return FK_INPUT_ERROR;
+	}
+	return r;
+}
+
 enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
 				       struct fk_seq *seq, struct fk_diag *d)
 {
-	const char *name = fk_input_display_name(path);
-	struct fk_input_map m;
-	/* Mapped files are read in place (by several threads when large);
-	 * flame charts need one sequence in input order, so they stream. */
-	if (!seq && fk_input_map_open(path, &m)) {
-		enum fk_input_result r = load_parallel(&m, worker_count(m.len), into, d, name);
-		fk_input_map_close(&m);
-		return r;
-	}
-	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = name, .reports = true };
-	enum fk_input_result r = fk_input_lines(path, name, on_line, &c, d);
-	if (c.fail != FK_STACKS_OK) {
-		report_failure(d, name, c.fail, c.fail_line);
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
 		return FK_INPUT_ERROR;
-	}
+	enum fk_input_result r = fk_load_stacktext_input(&in, into, seq, d);
+	fk_input_close(&in);
 	return r;
 }
 

@@ -22,7 +22,11 @@ struct fk_seq {
 	size_t count, cap;
 };
 
-/* FK_INPUT_ERROR also covers a sum passing 64 bits (a wrong result). */
+/* The stack text of an open input (any kind is read as stack text).
+ * FK_INPUT_ERROR also covers a sum passing 64 bits (a wrong result). */
+enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,
+					     struct fk_seq *seq, struct fk_diag *d);
+/* The same, opening path ("-": stdin) itself. */
 enum fk_input_result fk_load_stacktext(const char *path, struct fk_stacks *into,
 				       struct fk_seq *seq, struct fk_diag *d);
 

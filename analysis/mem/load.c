@@ -30,10 +30,15 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 		size_t first = tl->count;
 		uint64_t disorder = tl->out_of_order;
 		in->sources[in->count++] = (struct fk_mem_source){ name, first };
-		if (fk_cap_is_capture(paths[i])) {
+		struct fk_input input;
+		if (!fk_input_open(&input, paths[i], d))
+			return false;
+		if (input.kind == FK_KIND_CAPTURE) {
 			/* A stackcap capture: its host heap, by address, with stacks. */
 			struct fk_capture c;
-			if (!fk_capture_load(paths[i], name, &c, d))
+			bool loaded = fk_capture_load_input(&input, &c, false, d);
+			fk_input_close(&input);
+			if (!loaded)
 				return false;
 			bool ok = fk_capture_memory(&c, 0, tl, d);
 			/* No --device: like torch, cuda:0 when there is GPU memory, else the host. */
@@ -44,8 +49,18 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			fk_capture_free(&c);
 			if (!ok)
 				return false;
-		} else if (!fk_torchmem_read_raw(paths[i], name, tl, d)) {
+		} else if (input.kind == FK_KIND_PERF || input.kind == FK_KIND_CHROME_TRACE) {
+			/* Known kinds of other commands; anything else gets the
+			 * JSON reader's own precise complaint. */
+			fk_diag_error(d, "%s: this is %s, not a torch memory timeline or a "
+				      "stackcap capture", name, fk_input_kind_description(input.kind));
+			fk_input_close(&input);
 			return false;
+		} else {
+			bool read = fk_torchmem_read_raw_input(&input, tl, d);
+			fk_input_close(&input);
+			if (!read)
+				return false;
 		}
 		disorder = tl->out_of_order - disorder;
 		/* Files follow each other in any order; only disorder inside one

@@ -15,7 +15,7 @@
 
 #include "analysis/capture/model.h"
 #include "analysis/mem/replay.h"
-#include "formats/perfscript.h"
+#include "analysis/stackfold/perf.h"
 #include "formats/torchmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

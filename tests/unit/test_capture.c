@@ -27,6 +27,7 @@
 #include "stderr_capture.h"
 
 #include "formats/capture.h"
+#include "formats/input.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -976,25 +977,30 @@ static void test_header_size_message(void **state)
 	assert_true(names_size);
 }
 
+/* A capture is told by its magic, plain or gzipped (formats/detect.h). */
 static void test_is_capture(void **state)
 {
 	(void)state;
 	struct built b;
 	build(&b, false);
+	assert_int_equal(fk_detect((const char *)b.file.p, b.file.len), FK_KIND_CAPTURE);
+	assert_int_equal(fk_detect((const char *)b.file.p, 8), FK_KIND_CAPTURE); /* the magic is enough */
+	assert_int_equal(fk_detect((const char *)b.file.p, 7), FK_KIND_STACKS);
+	assert_int_equal(fk_detect("a;b;c 1\n", 8), FK_KIND_STACKS);
 	char path[256];
-	path_of(path, sizeof path, "is.stackcap");
-	write_file(path, b.file.p, b.file.len);
-	assert_true(fk_cap_is_capture(path));
-	write_file(path, b.file.p, 8); /* the magic is enough */
-	assert_true(fk_cap_is_capture(path));
-	write_file(path, b.file.p, 7);
-	assert_false(fk_cap_is_capture(path));
-	write_file(path, (const uint8_t *)"a;b;c 1\n", 8);
-	assert_false(fk_cap_is_capture(path));
+	path_of(path, sizeof path, "is.stackcap.gz");
+	gzFile gz = gzopen(path, "wb");
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, b.file.p, (unsigned)b.file.len), (int)b.file.len);
+	gzclose(gz);
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	struct fk_input in;
+	assert_true(fk_input_open(&in, path, &d));
+	assert_true(in.gzip);
+	assert_int_equal(in.kind, FK_KIND_CAPTURE);
+	fk_input_close(&in);
 	unlink(path);
-	assert_false(fk_cap_is_capture(path));
-	assert_false(fk_cap_is_capture("-"));
-	assert_false(fk_cap_is_capture(tmpdir));
 	built_free(&b);
 }
 

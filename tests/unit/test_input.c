@@ -6,7 +6,8 @@
  * FK_INPUT_MAX_LINE (reported through diag and skipped, on the mapped and the
  * streaming paths, using sparse files so the test stays fast), errors
  * (missing file, directory), stopping from the callback, and the helpers
- * fk_input_buffer_lines, fk_input_map_open and fk_input_display_name; and
+ * fk_input_buffer_lines, fk_input_open (mapping, peeking, kinds from files,
+ * pipes and gzip streams), fk_detect and fk_input_display_name; and
  * formats/diag.h, through which bad lines are reported (shown, counted,
  * quiet, strict, deferred and replayed in order).
  */
@@ -679,28 +680,151 @@ static void test_buffer_lines(void **state)
 	collect_free(&c);
 }
 
-static void test_map_open(void **state)
+/* A plain file is mapped and peeked in place; a gzip file is not mapped,
+ * its peek is the inflated text; errors are reported at open. */
+static void test_open(void **state)
 {
 	(void)state;
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	d.quiet = true;
+	struct fk_input in;
 	const char *p = path_of("map.txt");
 	write_file(p, "a 1\nb 2\n", 8);
-	struct fk_input_map m;
-	assert_true(fk_input_map_open(p, &m));
-	assert_int_equal(m.len, 8);
-	assert_memory_equal(m.data, "a 1\nb 2\n", 8);
-	fk_input_map_close(&m);
-	assert_null(m.data);
-	assert_int_equal(m.len, 0);
+	assert_true(fk_input_open(&in, p, &d));
+	assert_int_equal(in.map_len, 8);
+	assert_memory_equal(in.map, "a 1\nb 2\n", 8);
+	assert_ptr_equal(in.peek, in.map);
+	assert_false(in.gzip);
+	assert_int_equal(in.kind, FK_KIND_STACKS);
+	struct collect c = { 0 };
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, 2);
+	collect_free(&c);
+	fk_input_close(&in);
+	assert_null(in.map);
 
 	const char *g = path_of("map.gz");
 	write_gz(g, "wb", "a 1\n", 4);
-	assert_false(fk_input_map_open(g, &m)); /* gzip: use fk_input_lines */
+	assert_true(fk_input_open(&in, g, &d));
+	assert_null(in.map);
+	assert_true(in.gzip);
+	assert_int_equal(in.peek_len, 4);
+	assert_memory_equal(in.peek, "a 1\n", 4);
+	memset(&c, 0, sizeof c);
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, 1); /* the peeked line is read once */
+	collect_free(&c);
+	fk_input_close(&in);
+
 	const char *e = path_of("map-empty.txt");
 	write_file(e, "", 0);
-	assert_false(fk_input_map_open(e, &m));
-	assert_false(fk_input_map_open(path_of("no-such-file"), &m));
-	assert_false(fk_input_map_open(tmpdir, &m));
-	assert_false(fk_input_map_open("-", &m));
+	assert_true(fk_input_open(&in, e, &d));
+	assert_int_equal(in.peek_len, 0);
+	assert_int_equal(in.kind, FK_KIND_STACKS);
+	fk_input_close(&in);
+	assert_false(fk_input_open(&in, path_of("no-such-file"), &d));
+	assert_false(fk_input_open(&in, tmpdir, &d));
+}
+
+/* What each kind's first bytes are taken for. */
+static void test_detect(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		enum fk_input_kind kind;
+	} cases[] = {
+		{ "a;b;c 1\n", FK_KIND_STACKS },
+		{ "[unknown];a 1\n", FK_KIND_STACKS },
+		{ "[[x]];a 1\n", FK_KIND_STACKS },
+		{ "", FK_KIND_STACKS },
+		{ "# comment\n\npython 123/123 1.000: 1 cycles:\n"
+		  "\t7f00deadbeef main (/bin/x)\n\n", FK_KIND_PERF },
+		{ "python 123 1.000: cycles: \n  ffffffff81000000 do_syscall ([kernel.kallsyms])\n",
+		  FK_KIND_PERF },
+		{ "python 123 1.000: cycles:\nnot a frame\n", FK_KIND_STACKS },
+		{ "[[1700000000000, 2, 1024, 4], [1700000000001, 4, 1024, 4]]", FK_KIND_TORCH_MEMORY },
+		{ "[ [-1, 1, 8, 0]]", FK_KIND_TORCH_MEMORY },
+		{ "[]", FK_KIND_TORCH_MEMORY },
+		{ "\xEF\xBB\xBF{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [", FK_KIND_CHROME_TRACE },
+		{ "[{\"name\": \"aten::mm\", \"ph\": \"X\"}]", FK_KIND_CHROME_TRACE },
+		{ "{\"a\": 1}", FK_KIND_JSON },
+		{ "STKCAP01", FK_KIND_CAPTURE },
+		{ "STKCAP0", FK_KIND_STACKS },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		enum fk_input_kind k = fk_detect(cases[i].text, strlen(cases[i].text));
+		if (k != cases[i].kind)
+			fail_msg("case %zu: %s, expected %s", i, fk_input_kind_name(k),
+				 fk_input_kind_name(cases[i].kind));
+	}
+	enum fk_input_kind k;
+	assert_true(fk_input_kind_parse("perf", &k));
+	assert_int_equal(k, FK_KIND_PERF);
+	assert_false(fk_input_kind_parse("auto", &k));
+}
+
+/* Standard input from a pipe, written one byte, then the rest: the kind of
+ * plain and gzip streams alike is told from the peek, and the reader still
+ * gets every byte from the first. */
+static void pipe_kind(const void *data, size_t n, enum fk_input_kind want, size_t want_lines)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (write(fds[1], data, 1) != 1)
+			_exit(1);
+		usleep(20000);
+		for (size_t at = 1; at < n;) {
+			ssize_t w = write(fds[1], (const char *)data + at, n - at);
+			if (w <= 0)
+				_exit(1);
+			at += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	int saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
+	close(fds[0]);
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	struct fk_input in;
+	assert_true(fk_input_open(&in, "-", &d));
+	assert_null(in.map);
+	assert_int_equal(in.kind, want);
+	struct collect c = { 0 };
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, want_lines);
+	collect_free(&c);
+	fk_input_close(&in);
+	assert_true(dup2(saved, STDIN_FILENO) >= 0);
+	close(saved);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+static void test_pipe_kinds(void **state)
+{
+	(void)state;
+	static const char perf[] = "prog 1 1.0: 1 cycles:\n\t401000 main (/bin/prog)\n\n";
+	pipe_kind(perf, sizeof perf - 1, FK_KIND_PERF, 3);
+	/* the same text gzipped, through the pipe */
+	const char *g = path_of("perf.gz");
+	write_gz(g, "wb", perf, sizeof perf - 1);
+	FILE *f = fopen(g, "rb");
+	assert_non_null(f);
+	char gz[256];
+	size_t n = fread(gz, 1, sizeof gz, f);
+	fclose(f);
+	pipe_kind(gz, n, FK_KIND_PERF, 3);
+	pipe_kind("a;b 1\n", 6, FK_KIND_STACKS, 1);
 }
 
 static void test_display_name(void **state)
@@ -845,7 +969,9 @@ int main(void)
 		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_buffer_lines),
-		cmocka_unit_test(test_map_open),
+		cmocka_unit_test(test_open),
+		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_pipe_kinds),
 		cmocka_unit_test(test_display_name),
 		cmocka_unit_test(test_diag_shows_first_then_counts),
 		cmocka_unit_test(test_diag_quiet_and_strict),

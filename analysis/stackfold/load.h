@@ -1,0 +1,33 @@
+/* load.h - one input of stackfold, whatever its kind, into stack tables:
+ * the detect-and-load step. The input is opened once (formats/input.h), its
+ * kind sniffed from the first bytes or given (--input), and the reader of
+ * that kind fills the table: stack text (torch export_stacks, folded,
+ * differential), perf script, stackcap captures. Kinds stackfold cannot
+ * fold are refused with a message naming the command that reads them.
+ *
+ * Owns: nothing beyond a call.
+ */
+#ifndef FK_STACKFOLD_LOAD_H
+#define FK_STACKFOLD_LOAD_H
+
+#include <stdio.h>
+
+#include "analysis/capture/model.h"
+#include "analysis/core/stacks.h"
+#include "formats/perfscript.h"
+
+struct fk_stackfold_read {
+	bool kind_given;             /* --input: every input is this kind */
+	enum fk_input_kind kind;
+	struct fk_cap_fold_opts capture;
+	struct fk_perf_opts perf;
+	FILE *info;                  /* --info: captures' summaries go here */
+};
+
+/* Reads path ("-": stdin) into into; a capture's GPU time also into gpu
+ * when gpu is not NULL (--table). *capture is set when it was a capture. */
+enum fk_input_result fk_stackfold_load(const char *path, const struct fk_stackfold_read *o,
+				       struct fk_stacks *into, struct fk_stacks *gpu,
+				       bool *capture, struct fk_diag *d);
+
+#endif
