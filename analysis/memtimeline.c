@@ -6,7 +6,7 @@
 
 #include "formats/input.h"
 #include "formats/sink.h"
-#include "formats/torchmem.h"
+#include "analysis/mem/torch.h"
 #include "render/memhtml.h"
 #include "render/memplot.h"
 #include "formats/cli.h"
@@ -134,9 +134,9 @@ static int write_rows(const char *path, enum format format, bool gzip,
 		return FK_EXIT_BAD_INPUT;
 	}
 	if (format == FORMAT_RAW)
-		fk_torchmem_write_raw(&s, tl);
+		fk_mem_write_torch_raw(&s, tl);
 	else
-		fk_torchmem_write_json(&s, tl);
+		fk_mem_write_torch_json(&s, tl);
 	if (!fk_sink_close(&s)) {
 		fprintf(stderr, "%s: %s: write error: %s\n", prog, s.name,
 			s.err ? strerror(s.err) : "zlib failed");

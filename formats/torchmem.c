@@ -9,13 +9,13 @@
 #include <yajl/yajl_parse.h>
 
 #include "formats/input.h"
-#include "analysis/mem/coalesce.h"
 
 #define ROW_VALUES 4
 
 struct raw_reader {
 	const char *name;
-	struct fk_mem_timeline *tl;
+	const struct fk_torchmem_sink *sink;
+	void *ctx;           /* where this reader's events go */
 	struct fk_diag *d;
 	yajl_handle yajl;
 	int depth;
@@ -48,11 +48,10 @@ static int bad_row(struct raw_reader *r, const char *fmt, ...)
 static int add(struct raw_reader *r, int64_t t, unsigned action, uint64_t bytes,
 	       unsigned category, unsigned category_to)
 {
-	struct fk_mem_event ev = { .t_ns = t, .bytes = bytes, .action = (uint8_t)action,
-				   .category = (uint8_t)category,
-				   .category_to = (uint8_t)category_to,
-				   .device = FK_MEM_DEVICE_ANY };
-	if (!fk_mem_add(r->tl, &ev)) {
+	struct fk_torchmem_event ev = { .t_ns = t, .bytes = bytes, .action = (uint8_t)action,
+					.category = (uint8_t)category,
+					.category_to = (uint8_t)category_to };
+	if (!r->sink->event(r->ctx, &ev)) {
 		if (!r->silent)
 			fk_diag_error(r->d, "%s: out of memory", r->name);
 		r->failed = true;
@@ -76,29 +75,29 @@ static int end_row(struct raw_reader *r)
 			       r->row == 1 ? " (a coalesced [times, sizes] file? memtimeline reads "
 					     "raw timelines, *.raw.json.gz)" : "");
 	int64_t t = r->v[0], action = r->v[1], bytes = r->v[2], category = r->v[3];
-	if (action < FK_MEM_PREEXISTING || action > FK_MEM_DESTROY)
+	if (action < FK_TORCHMEM_PREEXISTING || action > FK_TORCHMEM_DESTROY)
 		return bad_row(r, "unknown action %" PRId64 " (1-4: PREEXISTING, CREATE, "
 			       "INCREMENT_VERSION, DESTROY)", action);
-	if (category < 0 || category >= FK_MEM_NCAT)
+	if (category < 0 || category >= FK_TORCHMEM_NCAT)
 		return bad_row(r, "unknown category %" PRId64 " (0-7: PARAMETER ... Unknown)", category);
-	const char *name = fk_mem_action_names[action];
+	const char *name = fk_torchmem_action_names[action];
 	if (bytes == INT64_MIN)
 		return bad_row(r, "size %" PRId64 " out of range", bytes);
 	if (t < -1)
 		return bad_row(r, "negative time %" PRId64, t);
-	if (t == -1 && action != FK_MEM_PREEXISTING)
+	if (t == -1 && action != FK_TORCHMEM_PREEXISTING)
 		return bad_row(r, "%s at time -1 (only PREEXISTING rows have no time)", name);
-	if (r->pending && action != FK_MEM_INCREMENT_VERSION)
+	if (r->pending && action != FK_TORCHMEM_INCREMENT_VERSION)
 		return bad_row(r, "%s after the first row of an INCREMENT_VERSION pair "
 			       "(its second row, +bytes, is missing)", name);
 	switch (action) {
-	case FK_MEM_PREEXISTING:
-	case FK_MEM_CREATE:
+	case FK_TORCHMEM_PREEXISTING:
+	case FK_TORCHMEM_CREATE:
 		if (bytes < 0)
 			return bad_row(r, "%s with a negative size (%" PRId64 ")", name, bytes);
 		return add(r, t, (unsigned)action, (uint64_t)bytes, (unsigned)category,
 			   (unsigned)category);
-	case FK_MEM_DESTROY:
+	case FK_TORCHMEM_DESTROY:
 		if (bytes > 0)
 			return bad_row(r, "DESTROY with a positive size (%" PRId64 "; frees are "
 				       "negative)", bytes);
@@ -255,10 +254,11 @@ static bool on_chunk(void *ctx, const char *p, size_t n)
 	return false;
 }
 
-static bool read_sequential(struct fk_input *in, struct fk_mem_timeline *tl, struct fk_diag *d)
+static bool read_sequential(struct fk_input *in, const struct fk_torchmem_sink *sink, void *ctx,
+			    struct fk_diag *d)
 {
 	const char *name = in->name;
-	struct raw_reader r = { .name = name, .tl = tl, .d = d };
+	struct raw_reader r = { .name = name, .sink = sink, .ctx = ctx, .d = d };
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
 	if (!r.yajl) {
 		fk_diag_error(d, "%s: out of memory", name);
@@ -290,8 +290,8 @@ struct part {
 	const char *p;
 	size_t n;
 	bool open, close;
-	struct fk_mem_timeline own;
-	struct fk_mem_timeline *tl; /* the first part fills the caller's */
+	const struct fk_torchmem_sink *sink;
+	void *ctx;                 /* the part's own events (sink->fork) */
 	bool ok;
 };
 
@@ -311,7 +311,7 @@ static bool parse_slices(yajl_handle h, const char *p, size_t n)
 static void *parse_part(void *arg)
 {
 	struct part *pt = arg;
-	struct raw_reader r = { .name = "", .tl = pt->tl, .silent = true };
+	struct raw_reader r = { .name = "", .sink = pt->sink, .ctx = pt->ctx, .silent = true };
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
 	if (!r.yajl)
 		return NULL;
@@ -357,12 +357,14 @@ static const char *row_start_after(const char *from, const char *end)
 	return NULL;
 }
 
-/* -1: not split (too small, one thread, no place to split); 0: parsed;
- * 1: a part failed (the caller reads the file again to report it). */
-static int read_parallel(const struct fk_input *m, struct fk_mem_timeline *tl)
+/* -1: not split (too small, one thread, no place to split, no memory);
+ * 0: parsed; 1: a part failed (the caller reads the file again to report
+ * it). Every part fills a context of its own; they are joined in order, so
+ * the caller's sees nothing of a failed read. */
+static int read_parallel(const struct fk_input *m, const struct fk_torchmem_sink *sink, void *ctx)
 {
 	unsigned n = fk_input_threads(m->map_len, PARALLEL_MIN_BYTES, 8);
-	if (n < 2)
+	if (n < 2 || !sink->fork)
 		return -1;
 	struct part parts[FK_INPUT_MAX_THREADS];
 	pthread_t threads[FK_INPUT_MAX_THREADS];
@@ -383,10 +385,16 @@ static int read_parallel(const struct fk_input *m, struct fk_mem_timeline *tl)
 	if (k == 0)
 		return -1;
 	parts[k++] = (struct part){ .p = start, .n = (size_t)(end - start), .open = true };
-	size_t before = tl->count;
+	bool ok = true;
 	for (unsigned i = 0; i < k; i++) {
-		fk_mem_init(&parts[i].own);
-		parts[i].tl = i == 0 ? tl : &parts[i].own;
+		parts[i].sink = sink;
+		parts[i].ctx = ok ? sink->fork(ctx) : NULL;
+		ok = ok && parts[i].ctx;
+	}
+	if (!ok) {
+		for (unsigned i = 0; i < k && parts[i].ctx; i++)
+			sink->discard(parts[i].ctx);
+		return -1;
 	}
 	unsigned started = 0;
 	for (; started < k; started++)
@@ -396,67 +404,54 @@ static int read_parallel(const struct fk_input *m, struct fk_mem_timeline *tl)
 		parse_part(&parts[i]);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	bool ok = true;
 	for (unsigned i = 0; i < k; i++)
 		ok = ok && parts[i].ok;
-	for (unsigned i = 1; i < k; i++) {
-		ok = ok && fk_mem_append(tl, &parts[i].own);
-		fk_mem_free(&parts[i].own);
+	for (unsigned i = 0; i < k; i++) {
+		if (ok)
+			ok = sink->join(ctx, parts[i].ctx); /* frees the part */
+		else
+			sink->discard(parts[i].ctx);
 	}
-	if (!ok)
-		tl->count = before; /* out_of_order may overcount; the reread sorts */
 	return ok ? 0 : 1;
 }
 
-bool fk_torchmem_read_raw_input(struct fk_input *in, struct fk_mem_timeline *tl,
-				struct fk_diag *d)
+bool fk_torchmem_read_raw(struct fk_input *in, const struct fk_torchmem_sink *sink, void *ctx,
+			  struct fk_diag *d)
 {
 	/* A mapped file is parsed in parts; when that fails it is read again
 	 * from the start, in order, to report the first error where it is. */
-	if (in->map && read_parallel(in, tl) == 0)
+	if (in->map && read_parallel(in, sink, ctx) == 0)
 		return true;
-	return read_sequential(in, tl, d);
-}
-
-bool fk_torchmem_read_raw(const char *path, const char *name, struct fk_mem_timeline *tl,
-			  struct fk_diag *d)
-{
-	struct fk_input in;
-	if (!fk_input_open(&in, path, d))
-		return false;
-	in.name = name;
-	bool ok = fk_torchmem_read_raw_input(&in, tl, d);
-	fk_input_close(&in);
-	return ok;
+	return read_sequential(in, sink, ctx, d);
 }
 
 /* ---- writers ---- */
 
-void fk_torchmem_write_json(struct fk_sink *out, const struct fk_mem_timeline *tl)
+void fk_torchmem_write_json(struct fk_sink *out, const struct fk_torchmem_rows *rows)
 {
-	struct fk_mem_rows rows;
-	/* Times first, then the rows: two passes over the events, so no row
-	 * is kept. */
+	int64_t t;
+	const int64_t *sizes;
+	/* Times first, then the rows: two passes, so no row is kept. */
 	fk_sink_str(out, "[[");
-	fk_mem_rows_start(&rows, tl);
-	for (bool first = true; fk_mem_rows_next(&rows); first = false) {
+	rows->start(rows->ctx);
+	for (bool first = true; rows->next(rows->ctx, &t, &sizes); first = false) {
 		if (!first)
 			fk_sink_write(out, ", ", 2);
-		fk_sink_i64(out, rows.t);
+		fk_sink_i64(out, t);
 	}
 	fk_sink_str(out, "], [");
 	/* A row changes a column or two: the text of the others is reused. */
-	char text[FK_MEM_COLUMNS][FK_I64_TEXT_MAX];
-	size_t len[FK_MEM_COLUMNS];
-	int64_t shown[FK_MEM_COLUMNS];
-	for (int c = 0; c < FK_MEM_COLUMNS; c++)
+	char text[FK_TORCHMEM_COLUMNS][FK_I64_TEXT_MAX];
+	size_t len[FK_TORCHMEM_COLUMNS];
+	int64_t shown[FK_TORCHMEM_COLUMNS];
+	for (int c = 0; c < FK_TORCHMEM_COLUMNS; c++)
 		shown[c] = 0, len[c] = fk_format_i64(text[c], 0);
-	fk_mem_rows_start(&rows, tl);
-	for (bool first = true; fk_mem_rows_next(&rows); first = false) {
+	rows->start(rows->ctx);
+	for (bool first = true; rows->next(rows->ctx, &t, &sizes); first = false) {
 		fk_sink_str(out, first ? "[" : ", [");
-		for (int c = 0; c < FK_MEM_COLUMNS; c++) {
-			if (rows.sizes[c] != shown[c]) {
-				shown[c] = rows.sizes[c];
+		for (int c = 0; c < FK_TORCHMEM_COLUMNS; c++) {
+			if (sizes[c] != shown[c]) {
+				shown[c] = sizes[c];
 				len[c] = fk_format_i64(text[c], shown[c]);
 			}
 			if (c)
@@ -483,20 +478,20 @@ static void raw_row(struct fk_sink *out, bool *first, int64_t t, unsigned action
 	fk_sink_write(out, "]", 1);
 }
 
-void fk_torchmem_write_raw(struct fk_sink *out, const struct fk_mem_timeline *tl)
+void fk_torchmem_write_raw(struct fk_sink *out,
+			   bool (*next)(void *ctx, struct fk_torchmem_event *ev), void *ctx)
 {
 	bool first = true;
+	struct fk_torchmem_event ev;
 	fk_sink_write(out, "[", 1);
-	for (size_t i = 0; i < tl->count; i++) {
-		struct fk_mem_event ev;
-		fk_mem_get(tl, i, &ev);
+	while (next(ctx, &ev)) {
 		int64_t n = (int64_t)ev.bytes;
 		switch (ev.action) {
-		case FK_MEM_INCREMENT_VERSION:
+		case FK_TORCHMEM_INCREMENT_VERSION:
 			raw_row(out, &first, ev.t_ns, ev.action, -n, ev.category);
 			raw_row(out, &first, ev.t_ns, ev.action, n, ev.category_to);
 			break;
-		case FK_MEM_DESTROY:
+		case FK_TORCHMEM_DESTROY:
 			raw_row(out, &first, ev.t_ns, ev.action, -n, ev.category);
 			break;
 		default:
@@ -505,3 +500,7 @@ void fk_torchmem_write_raw(struct fk_sink *out, const struct fk_mem_timeline *tl
 	}
 	fk_sink_write(out, "]", 1);
 }
+
+const char *const fk_torchmem_action_names[5] = {
+	"?", "PREEXISTING", "CREATE", "INCREMENT_VERSION", "DESTROY",
+};

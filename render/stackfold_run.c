@@ -7,6 +7,7 @@
 #include "analysis/core/folded_write.h"
 #include "analysis/core/transform.h"
 #include "formats/cli.h"
+#include "render/toptable.h"
 
 void fk_stackfold_opts_defaults(struct fk_stackfold_opts *o)
 {

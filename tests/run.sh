@@ -25,6 +25,8 @@ for t in "$BUILD"/tests/test_*; do
 	echo "# $(basename "$t") done"
 done
 
+# The one-way arrows between stages (DESIGN.md).
+sh tests/layers/check.sh | tally
 sh tests/e2e/run.sh "$BUILD" | tally
 [ -f tests/e2e/mem/run.sh ] && sh tests/e2e/mem/run.sh "$BUILD" | tally
 sh tests/e2e/mem_parallel.sh "$BUILD" | tally

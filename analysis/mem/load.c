@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "formats/input.h"
-#include "formats/torchmem.h"
+#include "analysis/mem/torch.h"
 #include "analysis/capture/model.h"
 
 static bool before(const struct fk_mem_timeline *tl, size_t a, size_t b)
@@ -57,7 +57,7 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			fk_input_close(&input);
 			return false;
 		} else {
-			bool read = fk_torchmem_read_raw_input(&input, tl, d);
+			bool read = fk_mem_read_torch_raw(&input, tl, d);
 			fk_input_close(&input);
 			if (!read)
 				return false;

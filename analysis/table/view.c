@@ -121,48 +121,49 @@ static bool resolve_sort(const struct fk_toptable *tt, const char *name, struct 
 	return true;
 }
 
-int fk_tableview_write(FILE *out, const struct fk_stacks *first, const struct fk_stacks *gpu,
-		       const struct fk_tableview_opts *o, char *usage, size_t usage_len)
+int fk_tableview_build(struct fk_tableview *v, const struct fk_stacks *first,
+		       const struct fk_stacks *gpu, const struct fk_tableview_opts *o,
+		       char *usage, size_t usage_len)
 {
-	struct fk_toptable tt = { .limit = o->limit, .nmetrics = 1 };
-	describe(o, &tt.metric[0], &tt.calls);
-	struct fk_table t = { 0 };
-	bool ok = fk_table_add(&t, 0, first, tt.calls);
+	*v = (struct fk_tableview){ .tt = { .limit = o->limit, .nmetrics = 1 } };
+	struct fk_toptable *tt = &v->tt;
+	describe(o, &tt->metric[0], &tt->calls);
+	bool ok = fk_table_add(&v->t, 0, first, tt->calls);
 	if (ok && gpu && fk_stacks_count(gpu) > 0) {
 		/* torch shows device columns when there is device time; the
 		 * calls are the kernel launches */
-		tt.metric[1] = (struct fk_toptable_metric){ .label = "CUDA", .key = "cuda_time_us",
-							    .unit = FK_UNIT_US, .device = true,
-							    .avg = true };
-		tt.nmetrics = 2;
-		tt.calls = true;
-		ok = fk_table_add(&t, 1, gpu, true);
+		tt->metric[1] = (struct fk_toptable_metric){ .label = "CUDA", .key = "cuda_time_us",
+							     .unit = FK_UNIT_US, .device = true,
+							     .avg = true };
+		tt->nmetrics = 2;
+		tt->calls = true;
+		ok = fk_table_add(&v->t, 1, gpu, true);
 	}
-	if (!ok) {
-		fk_table_free(&t);
-		return 1;
-	}
-	int status = 0;
+	int status = ok ? 0 : 1;
 	struct fk_table_sort sort;
-	if (o->by == FK_TABLE_BY_KERNEL && tt.nmetrics < 2) {
+	if (status == 0 && o->by == FK_TABLE_BY_KERNEL && tt->nmetrics < 2) {
 		snprintf(usage, usage_len, "--by kernel needs a capture with GPU time");
 		status = 2;
-	} else if (!resolve_sort(&tt, o->sort, &sort)) {
+	} else if (status == 0 && !resolve_sort(tt, o->sort, &sort)) {
 		snprintf(usage, usage_len, "--sort %s: this table has no such column", o->sort);
 		status = 2;
 	}
 	if (status == 0) {
-		tt.t = &t;
-		size_t n = fk_table_select(&t, o->by, sort, &tt.rows);
+		tt->t = &v->t;
+		size_t n = fk_table_select(&v->t, o->by, sort, &tt->rows);
 		if (n == SIZE_MAX)
 			status = 1;
-		else {
-			tt.nrows = n;
-			if ((n > 0 || o->format != FK_TOPTABLE_TEXT) && !fk_toptable_write(out, &tt, o->format))
-				status = 1;
-		}
-		free(tt.rows);
+		else
+			tt->nrows = n;
 	}
-	fk_table_free(&t);
+	if (status != 0)
+		fk_tableview_free(v);
 	return status;
+}
+
+void fk_tableview_free(struct fk_tableview *v)
+{
+	free(v->tt.rows);
+	fk_table_free(&v->t);
+	*v = (struct fk_tableview){ 0 };
 }

@@ -12,10 +12,37 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "render/toptable.h"
 #include "analysis/capture/model.h"
 #include "analysis/core/stacks.h"
 #include "analysis/table/sums.h"
+
+/* The table as it is shown: its metrics, units and rows in order. */
+enum fk_toptable_unit {
+	FK_UNIT_US,     /* microseconds (torch's times) */
+	FK_UNIT_BYTES,
+	FK_UNIT_NUMBER, /* samples, periods, whatever the stacks held */
+};
+
+/* What one metric of the table is. */
+struct fk_toptable_metric {
+	const char *label;   /* "CPU", "CUDA"; NULL for a plain number */
+	const char *key;     /* field stem for CSV/JSON: "cpu_time_us", "value" */
+	enum fk_toptable_unit unit;
+	bool device;         /* torch's device column order: "Self CUDA" first */
+	bool avg;            /* a "time avg" column (total / calls) */
+};
+
+struct fk_toptable {
+	const struct fk_table *t;
+	const struct fk_table_row **rows; /* every row, in order */
+	size_t nrows;
+	size_t limit;        /* rows shown (0: all); widths and totals use all */
+	struct fk_toptable_metric metric[FK_TABLE_METRICS];
+	int nmetrics;
+	bool calls;          /* a "# of Calls" column */
+};
+
+enum fk_toptable_format { FK_TOPTABLE_TEXT, FK_TOPTABLE_CSV, FK_TOPTABLE_JSON };
 
 struct fk_tableview_opts {
 	bool capture;        /* the stacks came from stackcap captures */
@@ -38,11 +65,19 @@ bool fk_tableview_sort_known(const char *name);
 enum fk_cap_metric fk_tableview_capture_metric(enum fk_cap_metric m);
 bool fk_tableview_wants_gpu(enum fk_cap_metric m);
 
-/* Builds the table of first (and gpu, which may be empty) and writes it.
- * Returns 0, or 2 with *usage set when the options ask for something the
- * table lacks (--sort cuda_time_total without GPU time, --by kernel), or 1
- * when out of memory or writing failed. */
-int fk_tableview_write(FILE *out, const struct fk_stacks *first, const struct fk_stacks *gpu,
-		       const struct fk_tableview_opts *o, char *usage, size_t usage_len);
+/* A built table: tt describes it for a writer (render/toptable.h). */
+struct fk_tableview {
+	struct fk_table t;
+	struct fk_toptable tt;
+};
+
+/* Builds the table of first (and gpu, which may be empty), rows selected
+ * and sorted as o says. Returns 0, or 2 with *usage set when the options
+ * ask for something the table lacks (--sort cuda_time_total without GPU
+ * time, --by kernel), or 1 when out of memory; v is freed then. */
+int fk_tableview_build(struct fk_tableview *v, const struct fk_stacks *first,
+		       const struct fk_stacks *gpu, const struct fk_tableview_opts *o,
+		       char *usage, size_t usage_len);
+void fk_tableview_free(struct fk_tableview *v);
 
 #endif

@@ -16,7 +16,7 @@
 #include "analysis/capture/model.h"
 #include "analysis/mem/replay.h"
 #include "analysis/stackfold/perf.h"
-#include "formats/torchmem.h"
+#include "analysis/mem/torch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct fk_mem_timeline raw;
 	fk_mem_init(&raw);
-	fk_torchmem_read_raw(path, "fuzz", &raw, &d);
+	fk_mem_read_torch_raw_path(path, "fuzz", &raw, &d);
 	fk_mem_free(&raw);
 	struct fk_stacks perf = { 0 };
 	struct fk_perf_opts po = { .pid = size & 1, .tid = size & 2, .kernel = size & 4,
