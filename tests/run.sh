@@ -6,40 +6,45 @@ set -u
 BUILD=${BUILD:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-log=$(mktemp); trap 'rm -f "$log"' EXIT
+tally_log=$(mktemp); trap 'rm -f "$tally_log"' EXIT
+# tally, suite, tally_summary: how a suite is counted (a bail-out, a
+# non-zero exit or a short run fails it; tests/runner/selftest.sh tests it).
+. tests/runner/tally.sh
+# ONLY=pattern (make test ONLY=...): only the unit programs whose name
+# matches, and in the e2e suites only the cases whose description matches.
+ONLY=${ONLY:-}
+export ONLY
 
-# Counts TAP lines from stdin into the totals, echoing failures.
-tally() {
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*) echo "pass" >> "$log" ;;
-		"not ok "*) echo "fail" >> "$log"; echo "$line" ;;
-		"# "*) echo "$line" ;;
-		esac
-	done
+suite tests/runner/selftest.sh sh tests/runner/selftest.sh
+# A unit program's failures carry its name.
+unit() {
+	CMOCKA_MESSAGE_OUTPUT=TAP "$1" > "$tally_log.unit" 2>&1
+	rc=$?
+	sed "s|^\(not ok [0-9]* - \)|\1$(basename "$1"): |" "$tally_log.unit"
+	rm -f "$tally_log.unit"
+	return $rc
 }
-
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
-	{ CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1 || true; } | sed "s|^\(not ok [0-9]* - \)|\1$(basename "$t"): |" | tally
-	echo "# $(basename "$t") done"
+	[ -z "$ONLY" ] || basename "$t" | grep -qi -- "$ONLY" || continue
+	suite "$(basename "$t")" unit "$t"
 done
 
 # The one-way arrows between stages (DESIGN.md).
-sh tests/layers/check.sh | tally
-sh tests/e2e/run.sh "$BUILD" | tally
-[ -f tests/e2e/mem/run.sh ] && sh tests/e2e/mem/run.sh "$BUILD" | tally
-sh tests/e2e/mem_parallel.sh "$BUILD" | tally
-sh tests/e2e/capture/run.sh "$BUILD" | tally
-sh tests/e2e/cuda/run.sh "$BUILD" | tally
+suite tests/layers/check.sh sh tests/layers/check.sh 
+suite tests/e2e/run.sh sh tests/e2e/run.sh "$BUILD"
+suite tests/e2e/mem/run.sh sh tests/e2e/mem/run.sh "$BUILD"
+suite tests/e2e/mem_parallel.sh sh tests/e2e/mem_parallel.sh "$BUILD"
+suite tests/e2e/capture/run.sh sh tests/e2e/capture/run.sh "$BUILD"
+suite tests/e2e/cuda/run.sh sh tests/e2e/cuda/run.sh "$BUILD"
 # STACKCOLLAPSE_PERF=/path/to/stackcollapse-perf.pl adds the full parity run.
-sh tests/e2e/perf/run.sh "$BUILD" | tally
-sh tests/e2e/perf/inline.sh "$BUILD" | tally
-sh tests/e2e/table.sh "$BUILD" | tally
+suite tests/e2e/perf/run.sh sh tests/e2e/perf/run.sh "$BUILD"
+suite tests/e2e/perf/inline.sh sh tests/e2e/perf/inline.sh "$BUILD"
+suite tests/e2e/table.sh sh tests/e2e/table.sh "$BUILD"
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).
-sh tests/memref/compare.sh "$BUILD" "${MEMREF_STREAMS:-1000}" | tally
+suite tests/memref/compare.sh sh tests/memref/compare.sh "$BUILD" "${MEMREF_STREAMS:-1000}"
 
 # browser WHAT FILE MAKE...: renders FILE with MAKE, then opens it in
 # headless Chromium (tests/browser/run.sh; SKIPPED without a browser).
@@ -49,7 +54,7 @@ browser() {
 		echo "not ok - render the file for the $what" | tally
 	elif out=$(sh tests/browser/run.sh "$file" 2>&1); then
 		case "$out" in
-		*SKIPPED*) echo "# $out" ;;
+		*SKIPPED*) echo "# $what: $out" | tally ;;
 		*) echo "ok - $what" | tally ;;
 		esac
 	else
@@ -73,7 +78,4 @@ if [ -n "${FLAMEGRAPH_PL:-}" ]; then
 	fi
 fi
 
-passed=$(grep -c pass "$log")
-failed=$(grep -c fail "$log")
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+tally_summary

@@ -24,6 +24,12 @@ run() {
 	rc=$?
 }
 
+# wanted DESC: true unless ONLY (make test ONLY=pattern) is set and DESC
+# does not match it; a case not wanted is neither run (expect_*) nor counted.
+wanted() {
+	[ -z "${ONLY:-}" ] || printf '%s\n' "$1" | grep -qi -- "$ONLY"
+}
+
 begin() { problems=; }
 problem() {
 	problems="$problems$1
@@ -31,6 +37,7 @@ problem() {
 }
 # finish DESC [nosan]: prints the TAP line for the checks made since begin.
 finish() {
+	wanted "$1" || return 0
 	n=$((n + 1))
 	if [ "${2:-}" != nosan ] && grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$T/err"; then
 		problem "sanitizer report: $(grep -E 'Sanitizer|runtime error' "$T/err" | head -2)"
@@ -45,6 +52,7 @@ finish() {
 }
 # check DESC STATUS: the TAP line of a check that is one status (0: ok).
 check() {
+	wanted "$1" || return 0
 	n=$((n + 1))
 	if [ "$2" = 0 ]; then
 		echo "ok $n - $1"
@@ -70,22 +78,26 @@ want_out() {
 # expect_exit CODE DESC -- CMD...: CMD exits with CODE.
 expect_exit() {
 	c=$1 d=$2; shift 2; sep "$1"; shift
+	wanted "$d" || return 0
 	begin; run "$@"; want_rc "$c"; finish "$d"
 }
 # expect_stderr_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stderr.
 expect_stderr_contains() {
 	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	wanted "$d" || return 0
 	begin; run "$@"; want_rc "$c"; want_err "$t"; finish "$d"
 }
 # expect_stdout_contains CODE TEXT DESC -- CMD...: exit CODE, TEXT on stdout.
 expect_stdout_contains() {
 	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	wanted "$d" || return 0
 	begin; run "$@"; want_rc "$c"; want_out "$t"; finish "$d"
 }
 # expect_stdout CODE TEXT DESC -- CMD...: exit CODE, stdout is exactly TEXT
 # (plus a final newline, if TEXT is not empty).
 expect_stdout() {
 	c=$1 t=$2 d=$3; shift 3; sep "$1"; shift
+	wanted "$d" || return 0
 	begin; run "$@"; want_rc "$c"
 	[ -z "$t" ] && : > "$T/want" || printf '%s\n' "$t" > "$T/want"
 	cmp -s "$T/want" "$T/out" || problem "stdout differs: got '$(head -c 200 "$T/out" | tr '\n' '|')', expected '$(tr '\n' '|' < "$T/want")'"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "analysis/table/view.h"
+#include "render/toptable.h"
 
 /* "stack value" lines (value may have decimals) into a stack table. */
 static void load(struct fk_stacks *s, const char *const *lines)
