@@ -54,7 +54,7 @@ browser() {
 		echo "not ok - render the file for the $what" | tally
 	elif out=$(sh tests/browser/run.sh "$file" 2>&1); then
 		case "$out" in
-		*SKIPPED*) echo "# $what: $out" | tally ;;
+		*SKIPPED*) echo "# $what: SKIPPED${out#*SKIPPED}" | tally ;;
 		*) echo "ok - $what" | tally ;;
 		esac
 	else
