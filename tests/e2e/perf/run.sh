@@ -35,7 +35,17 @@ done
 # (checked by hand: "a" gets src.c:1, "[unknown]" and the name after it none).
 golden srcline.srcline "$here/srcline.perf.txt" --srcline
 
-# Found by its look; a pipe needs --input=perf.
+# Found by its look, on a pipe and gzipped as in a file (formats/detect.c).
+cat "$root/samples/perf/cpu_shares.perf.txt" | "$SF" -q > "$T/out"
+cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
+check "perf script on a pipe, found by its look" $?
+gzip -c "$root/samples/perf/cpu_shares.perf.txt" > "$T/p.gz"
+cat "$T/p.gz" | "$SF" -q > "$T/out"
+cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
+check "gzipped perf script on a pipe, found by its look" $?
+"$SF" -q "$T/p.gz" > "$T/out"
+cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
+check "gzipped perf script file, found by its look" $?
 "$SF" -q --input=perf - < "$root/samples/perf/cpu_shares.perf.txt" > "$T/out"
 cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
 check "perf script on a pipe with --input=perf" $?
