@@ -34,7 +34,7 @@ DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
 MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c
-LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c analysis/*/*.c render/*.c))
+LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c analysis/*/*.c render/*.c)) capture/launch.c
 # The capture shim: preloaded into programs, so position-independent and
 # never sanitized (a sanitizer runtime must come first in a process).
 # Its CUDA side is built against the toolkit's headers when they are there

@@ -1,18 +1,12 @@
 /* stackcap.c - the stackcap command: argument parsing, then either running
  * a program with libstackcap.so preloaded or printing a capture's summary.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "analysis/capture/model.h"
+#include "capture/launch.h"
 #include "formats/cli.h"
 #include "formats/input.h"
 
@@ -59,33 +53,6 @@ static void usage(FILE *f)
 "127 when PROGRAM cannot be run.\n");
 }
 
-/* libstackcap.so beside this binary, or in ../lib/flamekit (installed). */
-static bool find_shim(char *out, size_t n)
-{
-	const char *env = getenv("STACKCAP_LIB");
-	if (env && *env) {
-		snprintf(out, n, "%s", env);
-		return access(out, R_OK) == 0;
-	}
-	char self[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (len <= 0)
-		return false;
-	self[len] = 0;
-	const char *dir = dirname(self);
-	snprintf(out, n, "%s/libstackcap.so", dir);
-	if (access(out, R_OK) == 0)
-		return true;
-	snprintf(out, n, "%s/../lib/flamekit/libstackcap.so", dir);
-	return access(out, R_OK) == 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 static int info(int argc, char **argv)
 {
 	if (argc < 1)
@@ -106,14 +73,6 @@ static int info(int argc, char **argv)
 	return status;
 }
 
-static void set_env(const char *name, const char *value)
-{
-	if (setenv(name, value, 1) != 0) {
-		fprintf(stderr, "%s: cannot set %s: %s\n", prog, name, strerror(errno));
-		exit(FK_EXIT_USAGE);
-	}
-}
-
 enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_FP, OPT_NO_FOLLOW, OPT_VERSION };
 
 int main(int argc, char **argv)
@@ -131,26 +90,26 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
-	long hz = 999, sample = 0;
-	bool alloc = false, fp = false, follow = true;
+	struct fk_launch_opts o;
+	fk_launch_opts_defaults(&o);
+	o.self = argv[0];
 	int c;
 	/* '+': options end at PROGRAM, whose own options are its own. */
 	while ((c = getopt_long(argc, argv, "+o:F:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
+		case 'o': o.output = optarg; break;
 		case 'F':
-			if (!fk_cli_int(optarg, 0, 100000, &hz))
+			if (!fk_cli_int(optarg, 0, 100000, &o.hz))
 				return fk_cli_usage_error(prog, "-F needs a rate from 0 to 100000 Hz, not '%s'", optarg);
 			break;
-		case OPT_ALLOC: alloc = true; break;
+		case OPT_ALLOC: o.alloc = true; break;
 		case OPT_ALLOC_SAMPLE:
-			if (!fk_cli_int(optarg, 1, 1L << 40, &sample))
+			if (!fk_cli_int(optarg, 1, 1L << 40, &o.alloc_sample))
 				return fk_cli_usage_error(prog, "--alloc-sample needs a byte count, not '%s'", optarg);
-			alloc = true;
+			o.alloc = true;
 			break;
-		case OPT_FP: fp = true; break;
-		case OPT_NO_FOLLOW: follow = false; break;
+		case OPT_FP: o.fp = true; break;
+		case OPT_NO_FOLLOW: o.follow = false; break;
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackcap (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		default: return fk_cli_usage_error(prog, "unknown or incomplete option");
@@ -158,59 +117,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return fk_cli_usage_error(prog, "no program to run");
-	char shim[PATH_MAX];
-	if (!find_shim(shim, sizeof shim)) {
-		fprintf(stderr, "%s: libstackcap.so not found beside %s or in ../lib/flamekit "
-			"(set STACKCAP_LIB)\n", prog, argv[0]);
-		return FK_EXIT_USAGE;
-	}
-	char value[PATH_MAX + 64];
-	const char *old = getenv("LD_PRELOAD");
-	snprintf(value, sizeof value, "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
-	char out[PATH_MAX];
-	if (output)
-		snprintf(out, sizeof out, "%s", output);
-	else
-		snprintf(out, sizeof out, "%s.%%p.stackcap", base_name(argv[optind]));
-	char num[32];
-	snprintf(num, sizeof num, "%ld", hz);
-	set_env("STACKCAP_HZ", num);
-	set_env("STACKCAP_ALLOC", alloc ? "1" : "0");
-	snprintf(num, sizeof num, "%ld", sample);
-	set_env("STACKCAP_ALLOC_SAMPLE", num);
-	set_env("STACKCAP_UNWIND", fp ? "fp" : "libunwind");
-	set_env("STACKCAP_FOLLOW", follow ? "1" : "0");
-	set_env("STACKCAP_OUTPUT", out);
-
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
-		return 127;
-	}
-	if (pid == 0) {
-		snprintf(num, sizeof num, "%d", (int)getpid());
-		set_env("STACKCAP_ROOT_PID", num);
-		set_env("STACKCAP_FRESH", "1");
-		set_env("LD_PRELOAD", value);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
-		_exit(127);
-	}
-	/* Like system(): the terminal's ^C and ^\ are for the program. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	char written[PATH_MAX + 32];
-	if (output)
-		snprintf(written, sizeof written, "%s", output);
-	else
-		snprintf(written, sizeof written, "%s.%d.stackcap", base_name(argv[optind]), (int)pid);
-	if (access(written, F_OK) == 0)
-		fprintf(stderr, "%s: wrote %s\n", prog, written);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	o.argv = argv + optind;
+	struct fk_diag d;
+	fk_diag_init(&d, prog);
+	return fk_launch_run(&o, &d);
 }

@@ -1,0 +1,123 @@
+/* launch.c - a program run under the capture shim (see launch.h). */
+#include "capture/launch.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "formats/cli.h"
+
+void fk_launch_opts_defaults(struct fk_launch_opts *o)
+{
+	*o = (struct fk_launch_opts){ .hz = 999, .follow = true, .self = "stackcap" };
+}
+
+/* libstackcap.so beside this binary, or in ../lib/flamekit (installed). */
+static bool find_shim(char *out, size_t n)
+{
+	const char *env = getenv("STACKCAP_LIB");
+	if (env && *env) {
+		snprintf(out, n, "%s", env);
+		return access(out, R_OK) == 0;
+	}
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0)
+		return false;
+	self[len] = 0;
+	const char *dir = dirname(self);
+	snprintf(out, n, "%s/libstackcap.so", dir);
+	if (access(out, R_OK) == 0)
+		return true;
+	snprintf(out, n, "%s/../lib/flamekit/libstackcap.so", dir);
+	return access(out, R_OK) == 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static bool set_env(const char *name, const char *value, struct fk_diag *d)
+{
+	if (setenv(name, value, 1) == 0)
+		return true;
+	fk_diag_error(d, "cannot set %s: %s", name, strerror(errno));
+	return false;
+}
+
+static bool set_num(const char *name, long value, struct fk_diag *d)
+{
+	char num[32];
+	snprintf(num, sizeof num, "%ld", value);
+	return set_env(name, num, d);
+}
+
+/* The shim's settings, for this process's children. */
+static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
+{
+	char out[PATH_MAX];
+	if (o->output)
+		snprintf(out, sizeof out, "%s", o->output);
+	else
+		snprintf(out, sizeof out, "%s.%%p.stackcap", base_name(o->argv[0]));
+	return set_num("STACKCAP_HZ", o->hz, d) &&
+	       set_env("STACKCAP_ALLOC", o->alloc ? "1" : "0", d) &&
+	       set_num("STACKCAP_ALLOC_SAMPLE", o->alloc_sample, d) &&
+	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : "libunwind", d) &&
+	       set_env("STACKCAP_FOLLOW", o->follow ? "1" : "0", d) &&
+	       set_env("STACKCAP_OUTPUT", out, d);
+}
+
+int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
+{
+	char shim[PATH_MAX];
+	if (!find_shim(shim, sizeof shim)) {
+		fk_diag_error(d, "libstackcap.so not found beside %s or in ../lib/flamekit "
+			      "(set STACKCAP_LIB)", o->self);
+		return FK_EXIT_USAGE;
+	}
+	char preload[PATH_MAX + 64];
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof preload, "%s%s%s", shim, old && *old ? " " : "", old ? old : "");
+	if (!set_settings(o, d))
+		return FK_EXIT_USAGE;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		fk_diag_error(d, "fork: %s", strerror(errno));
+		return 127;
+	}
+	if (pid == 0) {
+		if (!set_num("STACKCAP_ROOT_PID", (long)getpid(), d) ||
+		    !set_env("STACKCAP_FRESH", "1", d) || !set_env("LD_PRELOAD", preload, d))
+			_exit(127);
+		execvp(o->argv[0], o->argv);
+		fk_diag_error(d, "%s: %s", o->argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* Like system(): the terminal's ^C and ^\ are for the program. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	char written[PATH_MAX + 32];
+	if (o->output)
+		snprintf(written, sizeof written, "%s", o->output);
+	else
+		snprintf(written, sizeof written, "%s.%d.stackcap", base_name(o->argv[0]), (int)pid);
+	if (access(written, F_OK) == 0)
+		fk_diag_note(d, "wrote %s", written);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}

@@ -1,0 +1,34 @@
+/* launch.h - running a program under the capture shim: what `stackcap
+ * PROGRAM ARGS` does once its options are parsed. The settings travel to
+ * libstackcap.so as STACKCAP_* environment variables (the same ones
+ * launchers such as torchrun can set themselves), the shim is preloaded,
+ * the program runs as a child and its exit status comes back.
+ *
+ * Owns: nothing; the options point at caller-owned strings.
+ */
+#ifndef FK_LAUNCH_H
+#define FK_LAUNCH_H
+
+#include <stdbool.h>
+
+#include "formats/diag.h"
+
+struct fk_launch_opts {
+	char *const *argv;      /* PROGRAM and its arguments, NULL-terminated */
+	const char *output;     /* NULL: PROGRAM.<pid>.stackcap */
+	long hz;                /* CPU samples per second per thread (0: none) */
+	bool alloc;             /* record host allocations */
+	long alloc_sample;      /* 0: every allocation; else the Poisson mean, bytes */
+	bool fp;                /* unwind with frame pointers, not libunwind */
+	bool follow;            /* capture programs PROGRAM executes */
+	const char *self;       /* how stackcap was called, for messages */
+};
+
+void fk_launch_opts_defaults(struct fk_launch_opts *o);
+
+/* Runs the program and waits for it; reports through d. Returns its exit
+ * status (128+N when signal N ended it), FK_EXIT_USAGE when the shim is
+ * not found, or 127 when the program cannot be run. */
+int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d);
+
+#endif
