@@ -1,4 +1,4 @@
-/* input.c - lines from files, pipes and gzip streams (see input.h). */
+/* input.c - inputs opened once, peeked and read as lines or blocks (see input.h). */
 #include "formats/input.h"
 
 #include <errno.h>
