@@ -1,5 +1,6 @@
-/* toptable.h - writing a top table (analysis/table.h) the way torch's
- * key_averages().table() prints one, or as CSV or JSON for scripts.
+/* toptable.h - writing a top table (its shape: analysis/table/view.h) the
+ * way torch's key_averages().table() prints one, or as CSV or JSON for
+ * scripts; and stackfold --table's output, built and written in one call.
  *
  * Text: torch's layout: right-aligned columns 12 wide (the name column as
  * wide as the longest name plus 4, at most 55, longer names cut to 52
@@ -20,36 +21,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/table/sums.h"
-
-enum fk_toptable_unit {
-	FK_UNIT_US,     /* microseconds (torch's times) */
-	FK_UNIT_BYTES,
-	FK_UNIT_NUMBER, /* samples, periods, whatever the stacks held */
-};
-
-/* What one metric of the table is. */
-struct fk_toptable_metric {
-	const char *label;   /* "CPU", "CUDA"; NULL for a plain number */
-	const char *key;     /* field stem for CSV/JSON: "cpu_time_us", "value" */
-	enum fk_toptable_unit unit;
-	bool device;         /* torch's device column order: "Self CUDA" first */
-	bool avg;            /* a "time avg" column (total / calls) */
-};
-
-struct fk_toptable {
-	const struct fk_table *t;
-	const struct fk_table_row **rows; /* every row, in order */
-	size_t nrows;
-	size_t limit;        /* rows shown (0: all); widths and totals use all */
-	struct fk_toptable_metric metric[FK_TABLE_METRICS];
-	int nmetrics;
-	bool calls;          /* a "# of Calls" column */
-};
-
-enum fk_toptable_format { FK_TOPTABLE_TEXT, FK_TOPTABLE_CSV, FK_TOPTABLE_JSON };
+#include "analysis/table/view.h"
 
 /* false when writing failed. */
 bool fk_toptable_write(FILE *out, const struct fk_toptable *tt, enum fk_toptable_format f);
+
+/* Builds the table of first (and gpu, which may be NULL or empty) with
+ * fk_tableview_build() and writes it in o->format (an empty text table
+ * writes nothing). Returns 0, or 2 with *usage set when the options ask for
+ * something the table lacks (--sort cuda_time_total without GPU time, --by
+ * kernel), or 1 when out of memory or writing failed. */
+int fk_tableview_write(FILE *out, const struct fk_stacks *first, const struct fk_stacks *gpu,
+		       const struct fk_tableview_opts *o, char *usage, size_t usage_len);
 
 #endif

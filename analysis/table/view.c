@@ -1,7 +1,9 @@
-/* view.c - stackfold --table's columns, sort names and output (see
- * tableview.h). */
+/* view.c - stackfold --table's columns, sort names and rows (see
+ * view.h). */
 #include "analysis/table/view.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,48 +123,46 @@ static bool resolve_sort(const struct fk_toptable *tt, const char *name, struct 
 	return true;
 }
 
-int fk_tableview_write(FILE *out, const struct fk_stacks *first, const struct fk_stacks *gpu,
-		       const struct fk_tableview_opts *o, char *usage, size_t usage_len)
+int fk_tableview_build(struct fk_toptable *tt, struct fk_table *t, const struct fk_stacks *first,
+		       const struct fk_stacks *gpu, const struct fk_tableview_opts *o,
+		       char *usage, size_t usage_len)
 {
-	struct fk_toptable tt = { .limit = o->limit, .nmetrics = 1 };
-	describe(o, &tt.metric[0], &tt.calls);
-	struct fk_table t = { 0 };
-	bool ok = fk_table_add(&t, 0, first, tt.calls);
+	*tt = (struct fk_toptable){ .t = t, .limit = o->limit, .nmetrics = 1 };
+	*t = (struct fk_table){ 0 };
+	describe(o, &tt->metric[0], &tt->calls);
+	bool ok = fk_table_add(t, 0, first, tt->calls);
 	if (ok && gpu && fk_stacks_count(gpu) > 0) {
 		/* torch shows device columns when there is device time; the
 		 * calls are the kernel launches */
-		tt.metric[1] = (struct fk_toptable_metric){ .label = "CUDA", .key = "cuda_time_us",
-							    .unit = FK_UNIT_US, .device = true,
-							    .avg = true };
-		tt.nmetrics = 2;
-		tt.calls = true;
-		ok = fk_table_add(&t, 1, gpu, true);
+		tt->metric[1] = (struct fk_toptable_metric){ .label = "CUDA", .key = "cuda_time_us",
+							     .unit = FK_UNIT_US, .device = true,
+							     .avg = true };
+		tt->nmetrics = 2;
+		tt->calls = true;
+		ok = fk_table_add(t, 1, gpu, true);
 	}
-	if (!ok) {
-		fk_table_free(&t);
+	if (!ok)
 		return 1;
-	}
-	int status = 0;
 	struct fk_table_sort sort;
-	if (o->by == FK_TABLE_BY_KERNEL && tt.nmetrics < 2) {
+	if (o->by == FK_TABLE_BY_KERNEL && tt->nmetrics < 2) {
 		snprintf(usage, usage_len, "--by kernel needs a capture with GPU time");
-		status = 2;
-	} else if (!resolve_sort(&tt, o->sort, &sort)) {
+		return 2;
+	}
+	if (!resolve_sort(tt, o->sort, &sort)) {
 		snprintf(usage, usage_len, "--sort %s: this table has no such column", o->sort);
-		status = 2;
+		return 2;
 	}
-	if (status == 0) {
-		tt.t = &t;
-		size_t n = fk_table_select(&t, o->by, sort, &tt.rows);
-		if (n == SIZE_MAX)
-			status = 1;
-		else {
-			tt.nrows = n;
-			if ((n > 0 || o->format != FK_TOPTABLE_TEXT) && !fk_toptable_write(out, &tt, o->format))
-				status = 1;
-		}
-		free(tt.rows);
-	}
-	fk_table_free(&t);
-	return status;
+	size_t n = fk_table_select(t, o->by, sort, &tt->rows);
+	if (n == SIZE_MAX)
+		return 1;
+	tt->nrows = n;
+	return 0;
+}
+
+void fk_tableview_free(struct fk_toptable *tt, struct fk_table *t)
+{
+	free(tt->rows);
+	tt->rows = NULL;
+	tt->nrows = 0;
+	fk_table_free(t);
 }
