@@ -1,16 +1,11 @@
-/* memtimeline.c - the memtimeline command: argument parsing only. */
-#include <errno.h>
+/* memtimeline.c - the memtimeline command: argument parsing only, into
+ * struct fk_memtimeline_opts for fk_memtimeline_run()
+ * (render/memtimeline_run.h: the run ends in render's writers, the HTML plot). */
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "formats/input.h"
-#include "formats/sink.h"
-#include "analysis/mem/torch.h"
-#include "render/memhtml.h"
-#include "render/memplot.h"
 #include "formats/cli.h"
-#include "analysis/mem/load.h"
+#include "render/memtimeline_run.h"
 
 static const char *prog = "memtimeline";
 
@@ -61,164 +56,48 @@ static void usage(FILE *f)
 "Exit status: 0 success, 1 bad input, 2 usage error.\n");
 }
 
-enum format { FORMAT_AUTO, FORMAT_JSON, FORMAT_RAW, FORMAT_HTML };
-
 enum { OPT_HTML = 256, OPT_JSON, OPT_RAW, OPT_DEVICE, OPT_SUMMARY, OPT_PEAK, OPT_LEAKS,
        OPT_STRICT, OPT_VERSION };
 
-struct report_out {
-	bool wanted;
-	const char *path; /* NULL: stdout */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "html", no_argument, NULL, OPT_HTML },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "summary", optional_argument, NULL, OPT_SUMMARY },
+	{ "peak-stacks", optional_argument, NULL, OPT_PEAK },
+	{ "leaks", optional_argument, NULL, OPT_LEAKS },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
 };
 
-struct options {
-	const char *output;
-	enum format format;
-	int16_t device;
-	struct report_out summary, peak, leaks;
-	bool timeline; /* write the timeline (-o, a format, or nothing else asked) */
-	bool strict, quiet;
-};
-
-static bool ends_with(const char *s, const char *suffix)
+/* Whether the timeline is written, and that at most one output goes to
+ * standard output: -1 when so, else the usage error's exit status. */
+static int check_outputs(struct fk_memtimeline_opts *o)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* torch's dispatch on the name: .html first, then .gz (raw.json.gz: raw). */
-static enum format format_of(const char *path, enum format given, bool *gzip)
-{
-	*gzip = path && ends_with(path, ".gz");
-	if (given != FORMAT_AUTO)
-		return given;
-	if (path && ends_with(path, ".html"))
-		return FORMAT_HTML;
-	if (path && ends_with(path, "raw.json.gz"))
-		return FORMAT_RAW;
-	return FORMAT_JSON;
-}
-
-static int write_html(const char *path, const struct fk_mem_timeline *tl,
-		      const struct fk_mem_report *rep)
-{
-	char title[200];
-	unsigned char *png = NULL;
-	size_t len = 0;
-	const char *why;
-	fk_memhtml_title(title, sizeof title, tl, rep);
-	int drawn = fk_memplot_png(tl, title, &png, &len, &why);
-	fk_memplot_release();
-	if (drawn != 0) {
-		fprintf(stderr, "%s: cannot draw the plot: %s\n", prog, why);
-		return FK_EXIT_BAD_INPUT;
-	}
-	FILE *f = fk_cli_open_output(prog, path);
-	if (!f) {
-		free(png);
-		return FK_EXIT_BAD_INPUT;
-	}
-	fk_memhtml_write(f, png, len, tl, rep);
-	free(png);
-	return fk_cli_close_output(prog, f, path) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
-}
-
-/* JSON and raw rows go through a sink: gzip when the name ends in .gz. */
-static int write_rows(const char *path, enum format format, bool gzip,
-		      const struct fk_mem_timeline *tl)
-{
-	struct fk_sink s;
-	/* Level 1: 3x faster than 6 for 15% more bytes; gzip -9 can redo it. */
-	if (!fk_sink_open(&s, path, gzip ? 1 : 0)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return FK_EXIT_BAD_INPUT;
-	}
-	if (format == FORMAT_RAW)
-		fk_mem_write_torch_raw(&s, tl);
-	else
-		fk_mem_write_torch_json(&s, tl);
-	if (!fk_sink_close(&s)) {
-		fprintf(stderr, "%s: %s: write error: %s\n", prog, s.name,
-			s.err ? strerror(s.err) : "zlib failed");
-		return FK_EXIT_BAD_INPUT;
-	}
-	return FK_EXIT_OK;
-}
-
-static int write_report(const struct report_out *r, const struct fk_mem_timeline *tl,
-			const struct fk_mem_report *rep, int which, uint64_t warnings)
-{
-	if (!r->wanted)
-		return FK_EXIT_OK;
-	FILE *f = fk_cli_open_output(prog, r->path);
-	if (!f)
-		return FK_EXIT_BAD_INPUT;
-	if (which == OPT_SUMMARY)
-		fk_mem_write_summary(f, rep, warnings);
-	else if (which == OPT_PEAK)
-		fk_mem_write_live_stacks(f, tl, rep->at_peak, rep->n_at_peak);
-	else
-		fk_mem_write_live_stacks(f, tl, rep->leaked, rep->n_leaked);
-	return fk_cli_close_output(prog, f, r->path) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
-}
-
-static int run(const struct options *o, char *const *inputs, size_t ninputs)
-{
-	struct fk_diag d;
-	fk_diag_init(&d, prog);
-	d.strict = o->strict;
-	d.quiet = o->quiet;
-	struct fk_mem_timeline tl;
-	struct fk_mem_inputs in = { 0 };
-	struct fk_mem_report rep = { 0 };
-	fk_mem_init(&tl);
-	int rc = FK_EXIT_BAD_INPUT;
-	if (!fk_mem_load(&tl, &in, inputs, ninputs, o->device, &d) ||
-	    !fk_mem_check(&tl, &in, &rep, &d))
-		goto out;
-	if (d.bad_lines && !d.quiet)
-		fprintf(stderr, "%s: %llu warning%s%s\n", prog, (unsigned long long)d.bad_lines,
-			d.bad_lines == 1 ? "" : "s",
-			d.bad_lines > d.max_shown ? " (the first 5 shown)" : "");
-	rc = FK_EXIT_OK;
-	if (o->timeline) {
-		bool gzip;
-		enum format f = format_of(o->output, o->format, &gzip);
-		rc = f == FORMAT_HTML ? write_html(o->output, &tl, &rep)
-				      : write_rows(o->output, f, gzip, &tl);
-	}
-	if (rc == FK_EXIT_OK)
-		rc = write_report(&o->summary, &tl, &rep, OPT_SUMMARY, d.bad_lines);
-	if (rc == FK_EXIT_OK)
-		rc = write_report(&o->peak, &tl, &rep, OPT_PEAK, d.bad_lines);
-	if (rc == FK_EXIT_OK)
-		rc = write_report(&o->leaks, &tl, &rep, OPT_LEAKS, d.bad_lines);
-out:
-	fk_mem_report_free(&rep);
-	fk_mem_inputs_free(&in);
-	fk_mem_free(&tl);
-	return rc;
+	o->timeline = o->output || o->format != FK_MEMTIMELINE_AUTO ||
+		      !(o->summary.wanted || o->peak.wanted || o->leaks.wanted);
+	if (o->output && strcmp(o->output, "-") == 0)
+		o->output = NULL;
+	int to_stdout = (o->timeline && !o->output) + (o->summary.wanted && !o->summary.path) +
+			(o->peak.wanted && !o->peak.path) + (o->leaks.wanted && !o->leaks.path);
+	if (to_stdout > 1)
+		return fk_cli_usage_error(prog, "only one output can go to standard output; "
+					  "give the others a file (-o FILE, --summary=FILE, ...)");
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "html", no_argument, NULL, OPT_HTML },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "summary", optional_argument, NULL, OPT_SUMMARY },
-		{ "peak-stacks", optional_argument, NULL, OPT_PEAK },
-		{ "leaks", optional_argument, NULL, OPT_LEAKS },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct options o = { .device = FK_MEM_DEVICE_ANY };
-	int c;
+	struct fk_memtimeline_opts o;
+	fk_memtimeline_opts_defaults(&o);
+	struct fk_diag diag;
+	fk_diag_init(&diag, prog);
+	int c, status;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -227,8 +106,10 @@ int main(int argc, char **argv)
 		case OPT_HTML:
 		case OPT_JSON:
 		case OPT_RAW: {
-			enum format f = c == OPT_HTML ? FORMAT_HTML : c == OPT_JSON ? FORMAT_JSON : FORMAT_RAW;
-			if (o.format != FORMAT_AUTO && o.format != f)
+			enum fk_memtimeline_format f = c == OPT_HTML ? FK_MEMTIMELINE_HTML
+						       : c == OPT_JSON ? FK_MEMTIMELINE_JSON
+						       : FK_MEMTIMELINE_RAW;
+			if (o.format != FK_MEMTIMELINE_AUTO && o.format != f)
 				return fk_cli_usage_error(prog, "--html, --json and --raw exclude each other");
 			o.format = f;
 			break;
@@ -241,16 +122,17 @@ int main(int argc, char **argv)
 		case OPT_SUMMARY:
 		case OPT_PEAK:
 		case OPT_LEAKS: {
-			struct report_out *r = c == OPT_SUMMARY ? &o.summary : c == OPT_PEAK ? &o.peak : &o.leaks;
+			struct fk_memtimeline_out *r = c == OPT_SUMMARY ? &o.summary
+						       : c == OPT_PEAK ? &o.peak : &o.leaks;
 			r->wanted = true;
 			r->path = optarg && strcmp(optarg, "-") != 0 ? optarg : NULL;
 			break;
 		}
 		case OPT_STRICT:
-			o.strict = true;
+			diag.strict = true;
 			break;
 		case 'q':
-			o.quiet = true;
+			diag.quiet = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -265,14 +147,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return fk_cli_usage_error(prog, "no input (give a raw timeline, or '-' for stdin)");
-	o.timeline = o.output || o.format != FORMAT_AUTO ||
-		     !(o.summary.wanted || o.peak.wanted || o.leaks.wanted);
-	if (o.output && strcmp(o.output, "-") == 0)
-		o.output = NULL;
-	int to_stdout = (o.timeline && !o.output) + (o.summary.wanted && !o.summary.path) +
-			(o.peak.wanted && !o.peak.path) + (o.leaks.wanted && !o.leaks.path);
-	if (to_stdout > 1)
-		return fk_cli_usage_error(prog, "only one output can go to standard output; "
-					  "give the others a file (-o FILE, --summary=FILE, ...)");
-	return run(&o, argv + optind, (size_t)(argc - optind));
+	if ((status = check_outputs(&o)) >= 0)
+		return status;
+	o.inputs = argv + optind;
+	o.ninputs = (size_t)(argc - optind);
+	return fk_memtimeline_run(&o, &diag);
 }

@@ -6,55 +6,21 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "formats/outfile.h"
 
-#define OUT_BUFFER ((size_t)1 << 20)
-
 FILE *fk_cli_open_output(const char *prog, const char *path)
 {
-	FILE *f = stdout;
-	if (path && strcmp(path, "-") != 0) {
-		int fd = fk_outfile_open(path);
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!f && fd >= 0) {
-			int err = errno;
-			fk_outfile_abort(fd);
-			errno = err;
-		}
-	}
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return NULL;
-	}
-	setvbuf(f, NULL, _IOFBF, OUT_BUFFER);
-	return f;
+	struct fk_diag d;
+	fk_diag_init(&d, prog);
+	return fk_outfile_fopen(path, &d);
 }
 
 bool fk_cli_close_output(const char *prog, FILE *f, const char *path)
 {
-	bool ok = fflush(f) == 0 && !ferror(f);
-	int err = errno;
-	if (f != stdout) {
-		/* The file appears only now, complete; on an error it never does. */
-		int fd = dup(fileno(f));
-		ok = fclose(f) == 0 && ok;
-		err = ok ? err : errno;
-		if (fd < 0) {
-			ok = false;
-			err = errno;
-		} else if (!ok) {
-			fk_outfile_abort(fd);
-		} else if (!fk_outfile_commit(fd, path)) {
-			ok = false;
-			err = errno;
-		}
-	}
-	if (!ok)
-		fprintf(stderr, "%s: %s: write error: %s\n", prog,
-			(!path || strcmp(path, "-") == 0) ? "<stdout>" : path, strerror(err));
-	return ok;
+	struct fk_diag d;
+	fk_diag_init(&d, prog);
+	return fk_outfile_fclose(f, path, &d);
 }
 
 int fk_cli_usage_error(const char *prog, const char *fmt, ...)

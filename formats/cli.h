@@ -7,16 +7,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "formats/diag.h" /* FK_EXIT_* */
 #include "formats/num.h"
-
-enum { FK_EXIT_OK = 0, FK_EXIT_BAD_INPUT = 1, FK_EXIT_USAGE = 2 };
 
 #define FK_VERSION "0.1.0"
 
-/* stdout for NULL or "-", else the file (created/truncated); NULL with a
- * message on stderr when it cannot be opened. Fully buffered. */
+/* fk_outfile_fopen() and fk_outfile_fclose() (formats/outfile.h), their
+ * messages prefixed with prog. */
 FILE *fk_cli_open_output(const char *prog, const char *path);
-/* Flushes and closes; false (with a message) on a write error. */
 bool fk_cli_close_output(const char *prog, FILE *f, const char *path);
 
 /* "prog: message\nTry 'prog --help'." on stderr; returns FK_EXIT_USAGE. */

@@ -3,6 +3,7 @@
  * Owns: struct fk_diag, one per command run. Messages go to stderr as
  * "file:line: reason". In strict mode the first bad line is fatal: the
  * caller sees fk_diag_line() return false and stops. Not thread-safe.
+ * Also the exit statuses (FK_EXIT_*) that what reports through it returns.
  */
 #ifndef FK_DIAG_H
 #define FK_DIAG_H
@@ -11,6 +12,10 @@
 #include <stdint.h>
 
 #define FK_DIAG_MAX_SHOWN 5
+
+/* A command's exit status, as the library entries that do a command's work
+ * return it: success, bad input (or a failed write), a usage error. */
+enum { FK_EXIT_OK = 0, FK_EXIT_BAD_INPUT = 1, FK_EXIT_USAGE = 2 };
 
 /* A bad line held back by a deferred diag (worker threads), to be printed
  * in input order once line numbers are known. */

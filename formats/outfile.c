@@ -66,3 +66,50 @@ void fk_outfile_abort(int fd)
 {
 	close(fd);
 }
+
+#define OUT_BUFFER ((size_t)1 << 20)
+
+FILE *fk_outfile_fopen(const char *path, struct fk_diag *d)
+{
+	FILE *f = stdout;
+	if (path && strcmp(path, "-") != 0) {
+		int fd = fk_outfile_open(path);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f && fd >= 0) {
+			int err = errno;
+			fk_outfile_abort(fd);
+			errno = err;
+		}
+	}
+	if (!f) {
+		fk_diag_error(d, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, OUT_BUFFER);
+	return f;
+}
+
+bool fk_outfile_fclose(FILE *f, const char *path, struct fk_diag *d)
+{
+	bool ok = fflush(f) == 0 && !ferror(f);
+	int err = errno;
+	if (f != stdout) {
+		/* The file appears only now, complete; on an error it never does. */
+		int fd = dup(fileno(f));
+		ok = fclose(f) == 0 && ok;
+		err = ok ? err : errno;
+		if (fd < 0) {
+			ok = false;
+			err = errno;
+		} else if (!ok) {
+			fk_outfile_abort(fd);
+		} else if (!fk_outfile_commit(fd, path)) {
+			ok = false;
+			err = errno;
+		}
+	}
+	if (!ok)
+		fk_diag_error(d, "%s: write error: %s",
+			      (!path || strcmp(path, "-") == 0) ? "<stdout>" : path, strerror(err));
+	return ok;
+}

@@ -4,12 +4,15 @@
  * or interrupted run leaves no partial output and the old file untouched.
  * Devices, pipes and file systems without O_TMPFILE are written directly.
  *
- * Owns: nothing beyond the descriptor it returns.
+ * Owns: nothing beyond the descriptor or stream it returns.
  */
 #ifndef FK_OUTFILE_H
 #define FK_OUTFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+#include "formats/diag.h"
 
 /* A descriptor to write path's new content to; -1 with errno on failure. */
 int fk_outfile_open(const char *path);
@@ -17,5 +20,13 @@ int fk_outfile_open(const char *path);
 bool fk_outfile_commit(int fd, const char *path);
 /* Closes fd and drops what was written, when it can. */
 void fk_outfile_abort(int fd);
+
+/* The same as a stdio stream, fully buffered: standard output for NULL or
+ * "-", else the file (appearing on fk_outfile_fclose()). NULL, reported
+ * through d ("prog: path: reason"), when it cannot be opened. */
+FILE *fk_outfile_fopen(const char *path, struct fk_diag *d);
+/* Flushes and closes f (puts a file in place); false, reported through d
+ * ("prog: path: write error: reason"), on a write error. */
+bool fk_outfile_fclose(FILE *f, const char *path, struct fk_diag *d);
 
 #endif

@@ -380,14 +380,12 @@ bool fk_toptable_write(FILE *out, const struct fk_toptable *tt, enum fk_toptable
 int fk_tableview_write(FILE *out, const struct fk_stacks *first, const struct fk_stacks *gpu,
 		       const struct fk_tableview_opts *o, char *usage, size_t usage_len)
 {
-	struct fk_tableview v;
-	int status = fk_tableview_build(&v, first, gpu, o, usage, usage_len);
-	if (status != 0)
-		return status;
-	/* An empty text table prints nothing; CSV and JSON keep their frame. */
-	if ((v.tt.nrows > 0 || o->format != FK_TOPTABLE_TEXT) &&
-	    !fk_toptable_write(out, &v.tt, o->format))
+	struct fk_toptable tt;
+	struct fk_table t;
+	int status = fk_tableview_build(&tt, &t, first, gpu, o, usage, usage_len);
+	if (status == 0 && (tt.nrows > 0 || o->format != FK_TOPTABLE_TEXT) &&
+	    !fk_toptable_write(out, &tt, o->format))
 		status = 1;
-	fk_tableview_free(&v);
+	fk_tableview_free(&tt, &t);
 	return status;
 }

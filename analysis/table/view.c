@@ -1,7 +1,9 @@
-/* view.c - stackfold --table's columns, sort names and output (see
- * tableview.h). */
+/* view.c - stackfold --table's columns, sort names and rows (see
+ * view.h). */
 #include "analysis/table/view.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,14 +123,14 @@ static bool resolve_sort(const struct fk_toptable *tt, const char *name, struct 
 	return true;
 }
 
-int fk_tableview_build(struct fk_tableview *v, const struct fk_stacks *first,
+int fk_tableview_build(struct fk_toptable *tt, struct fk_table *t, const struct fk_stacks *first,
 		       const struct fk_stacks *gpu, const struct fk_tableview_opts *o,
 		       char *usage, size_t usage_len)
 {
-	*v = (struct fk_tableview){ .tt = { .limit = o->limit, .nmetrics = 1 } };
-	struct fk_toptable *tt = &v->tt;
+	*tt = (struct fk_toptable){ .t = t, .limit = o->limit, .nmetrics = 1 };
+	*t = (struct fk_table){ 0 };
 	describe(o, &tt->metric[0], &tt->calls);
-	bool ok = fk_table_add(&v->t, 0, first, tt->calls);
+	bool ok = fk_table_add(t, 0, first, tt->calls);
 	if (ok && gpu && fk_stacks_count(gpu) > 0) {
 		/* torch shows device columns when there is device time; the
 		 * calls are the kernel launches */
@@ -137,33 +139,30 @@ int fk_tableview_build(struct fk_tableview *v, const struct fk_stacks *first,
 							     .avg = true };
 		tt->nmetrics = 2;
 		tt->calls = true;
-		ok = fk_table_add(&v->t, 1, gpu, true);
+		ok = fk_table_add(t, 1, gpu, true);
 	}
-	int status = ok ? 0 : 1;
+	if (!ok)
+		return 1;
 	struct fk_table_sort sort;
-	if (status == 0 && o->by == FK_TABLE_BY_KERNEL && tt->nmetrics < 2) {
+	if (o->by == FK_TABLE_BY_KERNEL && tt->nmetrics < 2) {
 		snprintf(usage, usage_len, "--by kernel needs a capture with GPU time");
-		status = 2;
-	} else if (status == 0 && !resolve_sort(tt, o->sort, &sort)) {
+		return 2;
+	}
+	if (!resolve_sort(tt, o->sort, &sort)) {
 		snprintf(usage, usage_len, "--sort %s: this table has no such column", o->sort);
-		status = 2;
+		return 2;
 	}
-	if (status == 0) {
-		tt->t = &v->t;
-		size_t n = fk_table_select(&v->t, o->by, sort, &tt->rows);
-		if (n == SIZE_MAX)
-			status = 1;
-		else
-			tt->nrows = n;
-	}
-	if (status != 0)
-		fk_tableview_free(v);
-	return status;
+	size_t n = fk_table_select(t, o->by, sort, &tt->rows);
+	if (n == SIZE_MAX)
+		return 1;
+	tt->nrows = n;
+	return 0;
 }
 
-void fk_tableview_free(struct fk_tableview *v)
+void fk_tableview_free(struct fk_toptable *tt, struct fk_table *t)
 {
-	free(v->tt.rows);
-	fk_table_free(&v->t);
-	*v = (struct fk_tableview){ 0 };
+	free(tt->rows);
+	tt->rows = NULL;
+	tt->nrows = 0;
+	fk_table_free(t);
 }

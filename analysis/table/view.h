@@ -1,22 +1,21 @@
-/* view.h - stackfold --table: which columns a table has for what was
- * read (a capture's CPU and CUDA time; a torch export_stacks file whose
- * --metric names its values; plain folded numbers), the --sort names
- * torch's table(sort_by=...) takes, and the table built and written.
+/* view.h - stackfold --table's shape: which columns a table has for what
+ * was read (a capture's CPU and CUDA time; a torch export_stacks file whose
+ * --metric names its values; plain folded numbers), the --sort names torch's
+ * table(sort_by=...) takes, and the rows chosen and ordered. Writing the
+ * table (text, CSV, JSON) is render/toptable.h's, which takes this shape.
  *
- * Owns: nothing beyond a call.
+ * Owns: the rows and sums of a built view (fk_tableview_free).
  */
 #ifndef FK_TABLEVIEW_H
 #define FK_TABLEVIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "analysis/capture/model.h"
 #include "analysis/core/stacks.h"
 #include "analysis/table/sums.h"
 
-/* The table as it is shown: its metrics, units and rows in order. */
 enum fk_toptable_unit {
 	FK_UNIT_US,     /* microseconds (torch's times) */
 	FK_UNIT_BYTES,
@@ -32,6 +31,7 @@ struct fk_toptable_metric {
 	bool avg;            /* a "time avg" column (total / calls) */
 };
 
+/* A table as it is shown: its sums, metrics and rows in order. */
 struct fk_toptable {
 	const struct fk_table *t;
 	const struct fk_table_row **rows; /* every row, in order */
@@ -42,6 +42,7 @@ struct fk_toptable {
 	bool calls;          /* a "# of Calls" column */
 };
 
+/* How the table is written (render/toptable.h). */
 enum fk_toptable_format { FK_TOPTABLE_TEXT, FK_TOPTABLE_CSV, FK_TOPTABLE_JSON };
 
 struct fk_tableview_opts {
@@ -65,19 +66,15 @@ bool fk_tableview_sort_known(const char *name);
 enum fk_cap_metric fk_tableview_capture_metric(enum fk_cap_metric m);
 bool fk_tableview_wants_gpu(enum fk_cap_metric m);
 
-/* A built table: tt describes it for a writer (render/toptable.h). */
-struct fk_tableview {
-	struct fk_table t;
-	struct fk_toptable tt;
-};
-
-/* Builds the table of first (and gpu, which may be empty), rows selected
- * and sorted as o says. Returns 0, or 2 with *usage set when the options
- * ask for something the table lacks (--sort cuda_time_total without GPU
- * time, --by kernel), or 1 when out of memory; v is freed then. */
-int fk_tableview_build(struct fk_tableview *v, const struct fk_stacks *first,
+/* Sums first (and gpu, which may be NULL or empty) into *t and describes
+ * them in *tt (tt->t = t), rows selected and sorted as o asks. Returns 0,
+ * or 2 with *usage set when the options ask for something the table lacks
+ * (--sort cuda_time_total without GPU time, --by kernel), or 1 when out of
+ * memory. Whatever it returns, fk_tableview_free(tt, t) afterwards. */
+int fk_tableview_build(struct fk_toptable *tt, struct fk_table *t, const struct fk_stacks *first,
 		       const struct fk_stacks *gpu, const struct fk_tableview_opts *o,
 		       char *usage, size_t usage_len);
-void fk_tableview_free(struct fk_tableview *v);
+
+void fk_tableview_free(struct fk_toptable *tt, struct fk_table *t);
 
 #endif

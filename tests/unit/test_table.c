@@ -1,4 +1,4 @@
-/* test_table.c - analysis/table.h, analysis/tableview.h and
+/* test_table.c - analysis/table/sums.h, analysis/table/view.h and
  * render/toptable.h: self and total per frame (a recursing frame counted
  * once per stack), calls, the by-leaf and by-kernel rows, sorting, and the
  * three output formats against tables worked out by hand: torch's column
@@ -14,7 +14,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "analysis/table/view.h"
 #include "render/toptable.h"
 
 /* "stack value" lines (value may have decimals) into a stack table. */
@@ -293,6 +292,41 @@ static void test_sort_names(void **state)
 	assert_false(fk_tableview_sort_known(""));
 }
 
+/* The shape alone, with no writing: columns, rows in order, the refusals. */
+static void test_build_view(void **state)
+{
+	(void)state;
+	static const char *const lines[] = { "main;op_x 10", "main;op_y 30", "main 5", NULL };
+	struct fk_stacks s;
+	load(&s, lines);
+	struct fk_tableview_opts o = { .metric_given = true, .metric = FK_METRIC_SELF_CPU,
+				       .by = FK_TABLE_BY_LEAF };
+	struct fk_toptable tt;
+	struct fk_table t;
+	char why[160] = "";
+	assert_int_equal(fk_tableview_build(&tt, &t, &s, NULL, &o, why, sizeof why), 0);
+	assert_ptr_equal(tt.t, &t);
+	assert_int_equal(tt.nmetrics, 1);
+	assert_string_equal(tt.metric[0].key, "cpu_time_us");
+	assert_true(tt.calls);
+	assert_int_equal(tt.nrows, 3); /* main is a leaf too */
+	assert_string_equal(tt.rows[0]->name, "op_y");
+	assert_string_equal(tt.rows[1]->name, "op_x");
+	assert_string_equal(tt.rows[2]->name, "main");
+	fk_tableview_free(&tt, &t);
+
+	o.sort = "cuda_time_total";
+	assert_int_equal(fk_tableview_build(&tt, &t, &s, NULL, &o, why, sizeof why), 2);
+	assert_string_equal(why, "--sort cuda_time_total: this table has no such column");
+	fk_tableview_free(&tt, &t);
+	o.sort = NULL;
+	o.by = FK_TABLE_BY_KERNEL;
+	assert_int_equal(fk_tableview_build(&tt, &t, &s, NULL, &o, why, sizeof why), 2);
+	assert_string_equal(why, "--by kernel needs a capture with GPU time");
+	fk_tableview_free(&tt, &t);
+	fk_stacks_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_and_cuda),
 		cmocka_unit_test(test_invalid_utf8_name),
 		cmocka_unit_test(test_sort_names),
+		cmocka_unit_test(test_build_view),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

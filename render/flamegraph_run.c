@@ -1,0 +1,128 @@
+/* flamegraph_run.c - folded stacks in, one flame graph SVG out (see
+ * flamegraph_run.h). */
+#include "render/flamegraph_run.h"
+
+#include <stdlib.h>
+
+#include "analysis/core/stackload.h"
+#include "analysis/core/transform.h"
+#include "formats/outfile.h"
+
+void fk_flamegraph_opts_defaults(struct fk_flamegraph_opts *o)
+{
+	*o = (struct fk_flamegraph_opts){ 0 };
+	fk_flame_opts_defaults(&o->flame);
+}
+
+/* Loads every input; for flame charts the lines are kept in order too. */
+static int load_inputs(const struct fk_flamegraph_opts *o, struct fk_stacks *raw,
+		       struct fk_seq *seq, struct fk_diag *d)
+{
+	if (o->ninputs == 0)
+		return fk_load_stacktext("-", raw, seq, d) == FK_INPUT_OK ? FK_EXIT_OK
+									 : FK_EXIT_BAD_INPUT;
+	for (size_t i = 0; i < o->ninputs; i++)
+		if (fk_load_stacktext(o->inputs[i], raw, seq, d) != FK_INPUT_OK)
+			return FK_EXIT_BAD_INPUT;
+	return FK_EXIT_OK;
+}
+
+/* Rewrites *stacks into out with fo; seq and order (when given) follow the
+ * new ids; order keeps the first place of stacks that merged. */
+static bool rewrite(struct fk_stacks **stacks, struct fk_stacks *out, const struct fk_fold_opts *fo,
+		    struct fk_seq *seq, uint32_t *order)
+{
+	uint32_t n = fk_stacks_count(*stacks);
+	uint32_t *map = malloc((n + 1) * sizeof *map);
+	if (!map || fk_fold(out, *stacks, fo, NULL, map) != FK_STACKS_OK) {
+		free(map);
+		return false;
+	}
+	if (seq)
+		for (size_t i = 0; i < seq->count; i++)
+			seq->items[i].stack = map[seq->items[i].stack];
+	bool ok = true;
+	if (order) {
+		uint8_t *placed = calloc(fk_stacks_count(out) + 1, 1);
+		uint32_t kept = 0;
+		ok = placed != NULL;
+		for (uint32_t i = 0; ok && i < n; i++) {
+			uint32_t id = map[order[i]];
+			if (id != FK_STRTAB_NONE && !placed[id]) {
+				placed[id] = 1;
+				order[kept++] = id;
+			}
+		}
+		free(placed);
+	}
+	free(map);
+	*stacks = out;
+	return ok;
+}
+
+/* flamegraph.pl's stack rewrites, in its order: --reverse as lines are read
+ * (before sorting), the chain palette's waker marks after sorting. */
+static bool prepare(struct fk_stacks **stacks, struct fk_stacks *reversed, struct fk_stacks *chained,
+		    struct fk_seq *seq, uint32_t **order, bool reverse, bool chain)
+{
+	struct fk_fold_opts rev = { .reverse = true }, wake = { .chain_wakers = true };
+	if (reverse && !rewrite(stacks, reversed, &rev, seq, NULL))
+		return false;
+	if (!seq && !(*order = fk_stacks_sorted(*stacks, FK_ORDER_FLAME)))
+		return false;
+	return !chain || rewrite(stacks, chained, &wake, seq, seq ? NULL : *order);
+}
+
+/* Draws into the output file, then says what drawing found. */
+static int draw(const struct fk_flamegraph_opts *o, const struct fk_stacks *stacks,
+		const uint32_t *order, const struct fk_seq *seq, struct fk_diag *d)
+{
+	const struct fk_flame_opts *fo = &o->flame;
+	FILE *out = fk_outfile_fopen(o->output, d);
+	if (!out)
+		return FK_EXIT_BAD_INPUT;
+	int status = FK_EXIT_OK;
+	struct fk_flame_report rep;
+	enum fk_flame_status fs = fk_flame_render(out, stacks, order, seq, fo, &rep);
+	if (fs == FK_FLAME_EMPTY) {
+		fk_diag_error(d, "ERROR: No stack counts found");
+		status = FK_EXIT_BAD_INPUT;
+	} else if (fs == FK_FLAME_NOMEM) {
+		fk_diag_error(d, "out of memory");
+		status = FK_EXIT_BAD_INPUT;
+	} else if (rep.warning[0]) {
+		fk_diag_error(d, "%s", rep.warning);
+	}
+	if (fs == FK_FLAME_OK && fo->total > 0 && fo->total < rep.total && fo->total / rep.total > 0.02)
+		fk_diag_error(d, "Specified --total %g is less than actual total %g, so ignored",
+			      fo->total, rep.total);
+	if (!fk_outfile_fclose(out, o->output, d))
+		status = FK_EXIT_BAD_INPUT;
+	return status;
+}
+
+int fk_flamegraph_run(const struct fk_flamegraph_opts *o, struct fk_diag *d)
+{
+	struct fk_stacks raw = { 0 }, reversed = { 0 }, chained = { 0 };
+	struct fk_seq lines = { 0 };
+	struct fk_seq *seq = o->flame.flamechart ? &lines : NULL;
+	uint32_t *order = NULL;
+	int status = load_inputs(o, &raw, seq, d);
+	fk_diag_summary(d);
+
+	struct fk_stacks *stacks = &raw;
+	if (status == FK_EXIT_OK &&
+	    !prepare(&stacks, &reversed, &chained, seq, &order, o->reverse,
+		     o->flame.palette == FK_PAL_CHAIN)) {
+		fk_diag_error(d, "out of memory");
+		status = FK_EXIT_BAD_INPUT;
+	}
+	if (status == FK_EXIT_OK)
+		status = draw(o, stacks, order, seq, d);
+	free(order);
+	fk_seq_free(&lines);
+	fk_stacks_free(&raw);
+	fk_stacks_free(&reversed);
+	fk_stacks_free(&chained);
+	return status;
+}
