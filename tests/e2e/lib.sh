@@ -85,20 +85,32 @@ replay() {
 	replaying=
 }
 
+# tap ok|"not ok" DESC [DIRECTIVE]: case n's TAP line; a "#" in DESC is
+# written "\#" (TAP: " # " starts a directive such as SKIP).
+tap() {
+	tap_r=$2 tap_d=
+	while :; do
+		case $tap_r in
+		*"#"*) tap_d="$tap_d${tap_r%%#*}\\#" tap_r=${tap_r#*#} ;;
+		*) tap_d=$tap_d$tap_r; break ;;
+		esac
+	done
+	printf '%s\n' "$1 $n - $tap_d${3:+ # $3}"
+}
 # skip DESC REASON: a case that cannot run here (TAP "# SKIP").
 skip() {
 	selected "$1" || return 0
 	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
+	tap ok "$1" "SKIP $2"
 }
 # skip_all REASON: the whole suite cannot run here (plan "1..0 # SKIP").
 skip_all() {
-	echo "1..0 # SKIP $1"
+	printf '1..0 # SKIP %s\n' "$1"
 	exit 0
 }
 # bail_out WHY: the suite cannot go on.
 bail_out() {
-	echo "Bail out! $1"
+	printf 'Bail out! %s\n' "$1"
 	exit 2
 }
 # done_testing: the end of every suite: the plan, then exit 1 if any case
@@ -150,10 +162,10 @@ finish() {
 		problem "sanitizer report: $(grep -E 'Sanitizer|runtime error' "$T/err" | head -2)"
 	fi
 	if [ -z "$problems" ]; then
-		echo "ok $n - $1"
+		tap ok "$1"
 	else
 		failed=$((failed + 1))
-		echo "not ok $n - $1"
+		tap "not ok" "$1"
 		printf '%s' "$problems" | head -n 10 | sed 's/^/# /'
 	fi
 }
@@ -162,10 +174,10 @@ check() {
 	selected "$1" || return 0
 	n=$((n + 1))
 	if [ "$2" = 0 ]; then
-		echo "ok $n - $1"
+		tap ok "$1"
 	else
 		failed=$((failed + 1))
-		echo "not ok $n - $1"
+		tap "not ok" "$1"
 	fi
 }
 sep() { # the "--" between a case's arguments and its command
