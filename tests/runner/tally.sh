@@ -11,8 +11,8 @@
 #                                 false if any failed or none passed
 #
 # A suite prints a plan "1..N" (first, or last) and N lines "ok ..." or
-# "not ok ..."; "ok ... # SKIP why" is a skipped case and "1..0 # SKIP why"
-# a suite skipped whole. Besides its own "not ok" lines, a suite counts one
+# "not ok ..."; "ok ... # SKIP why" is a skipped case (so is cmocka's
+# "not ok N # SKIP name") and "1..0 # SKIP why" a suite skipped whole. Besides its own "not ok" lines, a suite counts one
 # failure, named after it ("not ok - suite NAME: ..."), when it
 #   - exits non-zero, except with 1 to 127 after reporting failed cases
 #     (that is how a suite says some failed: cmocka exits with their count);
@@ -54,24 +54,24 @@ tally_suite() {
 	ts_plans=0 ts_plan= ts_ran=0 ts_pass=0 ts_fail=0 ts_skip=0 ts_bail= ts_skip_all=
 	while IFS= read -r ts_line || [ -n "$ts_line" ]; do
 		case $ts_line in
-		"not ok" | "not ok "*)
-			ts_ran=$((ts_ran + 1)) ts_fail=$((ts_fail + 1))
-			tally_case "$ts_line"
-			echo "not ok${tc_num:+ $tc_num} - $ts_name: $tc_desc"
-			;;
-		"ok" | "ok "*)
+		"ok" | "ok "* | "not ok" | "not ok "*)
 			ts_ran=$((ts_ran + 1))
+			tally_case "$ts_line"
 			case $ts_line in
-			*"# "[Ss][Kk][Ii][Pp]*)
+			*" # "[Ss][Kk][Ii][Pp]*) # a skip, "ok" or (cmocka) "not ok"
 				ts_skip=$((ts_skip + 1))
-				tally_case "$ts_line"
-				tc_why=${tc_desc##*"# "[Ss][Kk][Ii][Pp]}
+				tc_desc=" $tc_desc" # (cmocka's has no description before "# SKIP")
+				tc_why=${tc_desc#*" # "[Ss][Kk][Ii][Pp]}
 				tc_why=${tc_why#[Pp][Ee][Dd]}
 				tc_why=${tc_why#:}
 				tc_why=${tc_why# }
-				tc_desc=${tc_desc%"# "[Ss][Kk][Ii][Pp]*}
-				tc_desc=${tc_desc% }
-				echo "# skipped: $ts_name: ${tc_desc:-case ${tc_num:-?}}${tc_why:+ ($tc_why)}"
+				tc_desc=${tc_desc%%" # "[Ss][Kk][Ii][Pp]*}
+				tc_desc=${tc_desc# }
+				printf '%s\n' "# skipped: $ts_name: ${tc_desc:-case ${tc_num:-?}}${tc_why:+ ($tc_why)}"
+				;;
+			"not ok"*)
+				ts_fail=$((ts_fail + 1))
+				printf '%s\n' "not ok${tc_num:+ $tc_num} - $ts_name: $tc_desc"
 				;;
 			*) ts_pass=$((ts_pass + 1)) ;;
 			esac
@@ -118,10 +118,10 @@ tally_suite() {
 		ts_why="${ts_why:+$ts_why; }planned ${ts_plan:-?} cases, ran $ts_ran"
 	fi
 	if [ -n "$ts_why" ]; then
-		echo "not ok - suite $ts_name: $ts_why"
+		printf '%s\n' "not ok - suite $ts_name: $ts_why"
 		ts_fail=$((ts_fail + 1))
 	elif [ -n "$ts_skip_all" ]; then
-		echo "# skipped: $ts_name: the whole suite ($ts_skip_all)"
+		printf '%s\n' "# skipped: $ts_name: the whole suite ($ts_skip_all)"
 		ts_skip=$((ts_skip + 1))
 	fi
 	tally_passed=$((tally_passed + ts_pass))
@@ -134,7 +134,7 @@ tally_suite() {
 		ts_sum="# $ts_name: $ts_pass passed"
 		[ "$ts_fail" -gt 0 ] && ts_sum="$ts_sum, $ts_fail failed"
 		[ "$ts_skip" -gt 0 ] && ts_sum="$ts_sum, $ts_skip skipped"
-		echo "$ts_sum"
+		printf '%s\n' "$ts_sum"
 	fi
 }
 

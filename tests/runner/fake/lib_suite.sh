@@ -10,5 +10,6 @@ check "case delta: a check" 0
 expect_exit 0 "case side effect: touches MARK" -- touch "$MARK"
 begin; [ -e "$MARK" ] || problem "no MARK"; finish "case epsilon: begin and finish, after the side effect"
 expect_exit 0 "case eta: touches MARK2" -- touch "$MARK2"
+check "case theta: a # SKIP in a description is no directive" 0
 skip "case zeta: cannot run here" "no zeta"
 done_testing
