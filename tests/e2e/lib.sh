@@ -27,6 +27,7 @@
 # DESC without the figures finish adds. A suite guards costly work that
 # several cases share with `wanted DESC...`.
 
+# shellcheck disable=SC2119,SC2120 # begin's NAME is optional
 : "${root:?lib.sh: set root (the repository) before sourcing it}"
 . "$root/tests/runner/only.sh"
 
@@ -64,6 +65,7 @@ skipped() {
 	deferred_n=0
 	selected "$1" && return 1
 	shift
+	# shellcheck disable=SC2034 # skipped_a is read by the eval
 	for skipped_a; do
 		deferred_n=$((deferred_n + 1))
 		eval "deferred_$deferred_n=\$skipped_a"

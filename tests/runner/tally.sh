@@ -51,7 +51,7 @@ tally_case() {
 
 tally_suite() {
 	ts_name=$1 ts_file=$2 ts_status=$3
-	ts_plans=0 ts_plan= ts_ran=0 ts_pass=0 ts_fail=0 ts_skip=0 ts_bail= ts_skip_all=
+	ts_plans=0 ts_plan='' ts_ran=0 ts_pass=0 ts_fail=0 ts_skip=0 ts_bail='' ts_skip_all=
 	while IFS= read -r ts_line || [ -n "$ts_line" ]; do
 		case $ts_line in
 		"ok" | "ok "* | "not ok" | "not ok "*)
