@@ -1,12 +1,14 @@
 #!/bin/sh
 # shellcheck disable=SC2317 # helpers are called through "$@"
-# End-to-end tests of the stackfold and flamegraph commands, TAP-style:
-# one "ok N - ..." or "not ok N - ..." line per case (failures add "# " lines).
-# Runs every case (never stops at the first failure); exits 1 if any failed.
+# End-to-end tests of the stackfold and flamegraph commands, in the language
+# of tests/e2e/lib.sh: one "ok N - ..." or "not ok N - ..." line per case
+# (failures add "# " lines), the plan "1..N" at the end. Runs every case
+# (never stops at the first failure); exits 1 if any failed.
 #
 # Usage (from anywhere; paths are resolved against the repo root):
 #   sh tests/e2e/run.sh build            # or build-san (make SANITIZE=1)
 #   UPDATE_GOLDEN=1 sh tests/e2e/run.sh build   # rewrite tests/e2e/golden/*
+#   ONLY=gzip sh tests/e2e/run.sh build  # only the cases that match
 #
 # Inputs are in tests/e2e/data/ (*.txt are well-formed and also feed the
 # flamegraph.pl parity check in tests/run.sh; *.in are not parity inputs).
@@ -48,22 +50,16 @@ want_xml() {
 		problem "stdout is not well-formed XML: $(tail -n 1 "$T/xmlerr")"
 }
 
-# expect_usage TEXT DESC -- CMD...: usage error: exit 2, TEXT and the --help
-# hint on stderr, nothing on stdout.
-expect_usage() {
-	t=$1 d=$2; shift 2; sep "$1"; shift
-	begin; run "$@"; want_rc 2; want_err "$t"; want_err "--help"
-	[ -s "$T/out" ] && problem "stdout is not empty"
-	finish "$d"
-}
 # expect_svg DESC -- CMD...: exit 0, stdout is a well-formed SVG.
 expect_svg() {
+	skipped "$1" expect_svg "$@" && return 0
 	d=$1; shift; sep "$1"; shift
 	begin; run "$@"; want_rc 0; want_xml; want_out "</svg>"; finish "$d"
 }
 # expect_golden GOLDEN DESC -- CMD...: exit 0 and stdout equals
 # tests/e2e/golden/GOLDEN (normalized when GOLDEN is an .svg).
 expect_golden() {
+	skipped "$2" expect_golden "$@" && return 0
 	gname=$1 g=$G/$1 d=$2; shift 2; sep "$1"; shift
 	begin; run "$@"; want_rc 0
 	case "$g" in
@@ -90,46 +86,10 @@ EOF
 	finish "$d"
 }
 
-# Follow-up checks on the output of the previous expect_* (each is a case).
-then_stdout_contains() { begin; want_out "$1"; finish "$2" nosan; }
-then_stdout_lacks() {
-	begin; grep -qF -- "$1" "$T/out" && problem "stdout contains '$1'"; finish "$2" nosan
-}
-then_stdout_matches() { # extended regex
-	begin; grep -Eq -- "$1" "$T/out" || problem "stdout does not match /$1/"; finish "$2" nosan
-}
-then_stderr_lacks() {
-	begin; grep -qF -- "$1" "$T/err" && problem "stderr contains '$1'"; finish "$2" nosan
-}
-then_wellformed() { begin; want_xml; finish "$1" nosan; }
-then_stdout_empty() { begin; [ -s "$T/out" ] && problem "stdout is not empty"; finish "$1" nosan; }
-# then_count FILE TEXT N DESC: TEXT occurs N times in FILE (out or err).
-then_count() {
-	begin
-	got=$(grep -oF -- "$2" "$T/$1" | wc -l | tr -d ' ')
-	[ "$got" -eq "$3" ] || problem "'$2' occurs $got times in std$1, expected $3"
-	finish "$4" nosan
-}
-# then_lines FILE ERE N DESC: N lines of FILE (out or err) match ERE.
-then_lines() {
-	begin
-	got=$(grep -Ec -- "$2" "$T/$1")
-	[ "$got" -eq "$3" ] || problem "$got lines of std$1 match /$2/, expected $3"
-	finish "$4" nosan
-}
-# then_stdout_same FILE DESC: stdout is byte for byte FILE.
-then_stdout_same() {
-	begin; cmp -s "$1" "$T/out" || problem "stdout differs from $1"; finish "$2" nosan
-}
-keep() { cp "$T/out" "$1"; } # keeps the last stdout for a later comparison
-
-# Command wrappers, usable after "--" (called through "$@": SC2317 is off).
-feed() { f=$1; shift; "$@" < "$f"; }                 # feed FILE CMD...: FILE as stdin (a regular file)
-# shellcheck disable=SC2002 # the pipe is the point
-pipe_in() { f=$1; shift; cat "$f" | "$@"; }         # pipe_in FILE CMD...: FILE through a pipe
-in_dir() { (cd "$1" && shift && "$@"); }            # in_dir DIR CMD...
-fold_to_flame() { "$SF" "$@" | "$FG"; }             # stackfold ARGS | flamegraph
-to_full() { "$@" > /dev/full; }                     # to_full CMD...: stdout is /dev/full
+# Follow-up checks on the output of the previous expect_* (lib.sh has the
+# usual ones).
+then_wellformed() { selected "$1" || return 0; begin; want_xml; finish "$1" nosan; }
+fold_to_flame() { "$SF" "$@" | "$FG"; }             # stackfold ARGS | flamegraph (after "--")
 
 # Drops the embedded viewer assets from an SVG (see the top of this file).
 normalize_svg() {
@@ -411,10 +371,4 @@ begin; out=$(timeout 10 "$SF" "$T/fifo"); [ "$out" = "a;b 1" ] || problem "got '
 expect_stdout_contains 0 '<title>d (3 samples, 15.15%)</title>' "decimal frame ends round like flamegraph.pl" -- "$FG" "$D/flame_decimal_ends.txt"
 expect_stdout_contains 0 '<title>all (49 bytes, 100%)</title>' "decimal totals are summed in doubles like flamegraph.pl" -- "$FG" --factor 2.5 --countname bytes "$D/flame_decimal_ends.txt"
 
-echo "1..$n"
-if [ "$failed" -gt 0 ]; then
-	echo "# $failed of $n failed"
-	exit 1
-fi
-echo "# all $n passed"
-exit 0
+done_testing

@@ -4,7 +4,8 @@
 # per-op sums, calls and shares of the GELU sample against an awk sum of the
 # raw file (done again below on every run, from the CSV output). Also:
 # recursion counted once per stack, empty and bad input, usage errors, and
-# tables of real captures (CPU shares, allocation bytes and counts). TAP.
+# tables of real captures (CPU shares, allocation bytes and counts). In the
+# language of tests/e2e/lib.sh.
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -85,6 +86,7 @@ for args in "--table --by nothing" "--table --format xml" "--table --limit -1" "
 	    "--limit 3" "--table --sort stack" "--table --sort cuda_time_total" \
 	    "--table --by kernel" "--table --metric self_cpu_time_total --sort cuda_time" \
 	    "--table --info"; do
+	selected "usage error: stackfold $args (exit 2, a message)" || continue
 	"$SF" $args "$T/rec.txt" > /dev/null 2> "$T/err"
 	rc=$?
 	[ $rc = 2 ] && [ -s "$T/err" ]
@@ -96,9 +98,17 @@ done
 check "-o FILE" $?
 
 # Captures: CPU time per function (cpu_shares: 60/30/10), allocations
-# (alloc_pattern: grow() 100 x 1 MiB, leak() 10 x 64 KiB).
+# (alloc_pattern: grow() 100 x 1 MiB, leak() 10 x 64 KiB). A capture that
+# stackcap fails to write fails its cases.
 cs=$BUILD/samples/cpu_shares ap=$BUILD/samples/alloc_pattern
-if [ -x "$cs" ] && [ -x "$ap" ] && "$BUILD/stackcap" -o "$T/c.sc" "$cs" 0.5 > /dev/null 2>&1; then
+set -- "a CPU capture: CPU columns only, no CUDA, no calls" \
+	"a CPU capture: burn holds the self time, alpha none (--by leaf)" \
+	"a CPU capture: alpha/beta/gamma_ totals near 60/30/10 %" \
+	"a CPU capture: torch's footer"
+if [ ! -x "$cs" ] || [ ! -x "$BUILD/stackcap" ]; then
+	for c; do skip "$c" "$BUILD/stackcap or $cs is not built"; done
+elif wanted "$@"; then
+	"$BUILD/stackcap" -o "$T/c.sc" "$cs" 0.5 > /dev/null 2>&1
 	"$SF" --table --by leaf --format csv "$T/c.sc" > "$T/c.csv"
 	head -1 "$T/c.csv" | grep -qx 'name,self_cpu_time_us,self_cpu_time_us_pct,total_cpu_time_us,total_cpu_time_us_pct'
 	check "a CPU capture: CPU columns only, no CUDA, no calls" $?
@@ -111,10 +121,13 @@ if [ -x "$cs" ] && [ -x "$ap" ] && "$BUILD/stackcap" -o "$T/c.sc" "$cs" 0.5 > /d
 	check "a CPU capture: alpha/beta/gamma_ totals near 60/30/10 %" $?
 	"$SF" --table "$T/c.sc" | tail -1 | grep -q '^Self CPU time total: '
 	check "a CPU capture: torch's footer" $?
-else
-	echo "# stackcap or the sample programs are missing: capture tables skipped"
 fi
-if [ -x "$ap" ] && "$BUILD/stackcap" --alloc -o "$T/a.sc" "$ap" > /dev/null 2>&1; then
+set -- "an allocation capture: grow 104857600 bytes in 100 calls, leak 655360 in 10" \
+	"an allocation capture, text: torch's memory format (100.00 Mb)"
+if [ ! -x "$ap" ] || [ ! -x "$BUILD/stackcap" ]; then
+	for c; do skip "$c" "$BUILD/stackcap or $ap is not built"; done
+elif wanted "$@"; then
+	"$BUILD/stackcap" --alloc -o "$T/a.sc" "$ap" > /dev/null 2>&1
 	"$SF" --table --metric alloc_bytes --by leaf --format csv "$T/a.sc" > "$T/a.csv"
 	grep -q '^grow,104857600,104857600,100$' "$T/a.csv" && grep -q '^leak,655360,655360,10$' "$T/a.csv"
 	check "an allocation capture: grow 104857600 bytes in 100 calls, leak 655360 in 10" $?
@@ -124,8 +137,15 @@ fi
 # A capture with GPU records (the one the record-layer test builds: two
 # gelu_kernel launches of 0.25 us, a 0.4 us copy, a 0.01 us memset, a graph
 # kernel and one kernel with no host stack): --by kernel, worked by hand.
+# test_gpurec is built only with the CUDA toolkit.
 gpurec=$BUILD/tests/test_gpurec
-if [ -x "$gpurec" ] && "$gpurec" --write-capture "$T/g.sc" 2> /dev/null; then
+set -- "a GPU capture, --by kernel: launches, shares of 1.06 us, averages, by hand" \
+	"a GPU capture, text: the host frame holds 0.960 us over 5 launches (CPU shares NaN: no samples)" \
+	"a GPU capture, --metric gpu_alloc_bytes: the 1 MiB allocation, no GPU time columns"
+if [ ! -x "$gpurec" ]; then
+	for c; do skip "$c" "no $gpurec (built with the CUDA toolkit only)"; done
+elif wanted "$@"; then
+	"$gpurec" --write-capture "$T/g.sc" 2> /dev/null
 	"$SF" --table --by kernel --sort self_cuda_time_total --format csv "$T/g.sc" > "$T/out" 2> "$T/err"
 	cat > "$T/want" <<'EOF2'
 name,self_cpu_time_us,self_cpu_time_us_pct,total_cpu_time_us,total_cpu_time_us_pct,self_cuda_time_us,self_cuda_time_us_pct,total_cuda_time_us,total_cuda_time_us_pct,avg_cuda_time_us,calls
@@ -144,4 +164,4 @@ EOF2
 [unknown],1048576,1048576,1" ]
 	check "a GPU capture, --metric gpu_alloc_bytes: the 1 MiB allocation, no GPU time columns" $?
 fi
-echo "1..$n"
+done_testing

@@ -8,7 +8,8 @@
 # period of 0, a second event type, an unrecognized line, a last sample
 # without its blank line); each was checked by hand against the script's
 # rules. With STACKCOLLAPSE_PERF set, also compares with the script itself
-# on every perf-*.txt of FlameGraph's tests. TAP output.
+# on every perf-*.txt of FlameGraph's tests (skipped without it). In the
+# language of tests/e2e/lib.sh.
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -18,6 +19,7 @@ SF=$BUILD/stackfold
 
 golden() { # NAME INPUT OPTION...
 	name=$1 in=$2; shift 2
+	selected "perf script $name ($*): stackcollapse-perf.pl's output" || return 0
 	"$SF" -q "$@" "$in" > "$T/out" 2> /dev/null
 	cmp -s "$T/out" "$here/golden/$name.folded"
 	check "perf script $name ($*): stackcollapse-perf.pl's output" $?
@@ -67,7 +69,11 @@ check "an unrecognized line with --strict: exit 1" $?
 check "--input=nonsense: usage error" $?
 
 pl=${STACKCOLLAPSE_PERF:-}
-if [ -n "$pl" ] && [ -f "$pl" ]; then
+if [ -z "$pl" ]; then
+	skip "identical to stackcollapse-perf.pl on FlameGraph's perf tests" "STACKCOLLAPSE_PERF is not set"
+elif [ ! -f "$pl" ]; then
+	skip "identical to stackcollapse-perf.pl on FlameGraph's perf tests" "STACKCOLLAPSE_PERF=$pl is not a file"
+elif wanted "identical to stackcollapse-perf.pl on FlameGraph's perf tests"; then
 	dir=$(dirname "$pl")/test
 	same=0 total=0
 	for f in "$dir"/perf-*.txt; do
@@ -81,3 +87,4 @@ if [ -n "$pl" ] && [ -f "$pl" ]; then
 	[ "$same" = "$total" ]
 	check "identical to stackcollapse-perf.pl on FlameGraph's perf tests ($same of $total)" $?
 fi
+done_testing

@@ -1,0 +1,28 @@
+#!/bin/sh
+# The parity check against the real flamegraph.pl (tests/parity/
+# flamegraph_pl.sh) as a suite of tests/run.sh, in the language of
+# tests/e2e/lib.sh: one case, skipped unless FLAMEGRAPH_PL names the script.
+#   FLAMEGRAPH_PL=/path/flamegraph.pl sh tests/parity/suite.sh BUILD_DIR
+set -u
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/parity/suite.sh BUILD_DIR" >&2
+	exit 2
+fi
+BUILD=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+. "$root/tests/e2e/lib.sh"
+
+d="parity with flamegraph.pl (frames and SVG size, tests/e2e/data/*.txt and samples/torch/*.txt)"
+pl=${FLAMEGRAPH_PL:-}
+if [ -z "$pl" ]; then
+	skip "$d" "FLAMEGRAPH_PL is not set"
+elif [ ! -f "$pl" ]; then
+	skip "$d" "FLAMEGRAPH_PL=$pl is not a file"
+elif wanted "$d"; then
+	sh tests/parity/flamegraph_pl.sh "$BUILD/flamegraph" tests/e2e/data/*.txt samples/torch/*.txt > "$T/parity" 2>&1
+	st=$?
+	sed 's/^/# /' "$T/parity" # its DIFFERS lines and its count
+	check "$d" $st
+fi
+done_testing

@@ -1,0 +1,3 @@
+echo "1..1"
+echo "ok 1 - one"
+echo "1..1"
