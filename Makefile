@@ -1,6 +1,7 @@
 # flamekit - the one build entry. See README.md.
 #   make            build the commands into build/
-#   make test       unit + end-to-end tests ("N passed, N failed"); SANITIZE=1: ASan+UBSan
+#   make test       unit + end-to-end tests ("N passed, N failed, N skipped"); SANITIZE=1: ASan+UBSan;
+#                   ONLY=pattern: only the matching cases
 #   make demo       render the samples into out/
 #   make bench      speed and memory figures (never a test)
 #   make install    PREFIX=/usr/local DESTDIR=
