@@ -3,9 +3,11 @@
 #include "render/flamegraph_run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/core/stackload.h"
 #include "analysis/core/transform.h"
+#include "formats/input.h"
 #include "formats/outfile.h"
 
 void fk_flamegraph_opts_defaults(struct fk_flamegraph_opts *o)
@@ -14,15 +16,32 @@ void fk_flamegraph_opts_defaults(struct fk_flamegraph_opts *o)
 	fk_flame_opts_defaults(&o->flame);
 }
 
+/* Folded stack text from path; other kinds are stackfold's to fold first. */
+static bool load_input(const char *path, struct fk_stacks *raw, struct fk_seq *seq,
+		       struct fk_diag *d)
+{
+	struct fk_input in;
+	if (!fk_input_open(&in, path, d))
+		return false;
+	bool ok = in.kind == FK_KIND_STACKS;
+	if (!ok)
+		fk_diag_error(d, "%s: this is %s: fold it first (stackfold %s | flamegraph)",
+			      in.name, fk_input_kind_description(in.kind),
+			      strcmp(path, "-") == 0 ? "-" : path);
+	else
+		ok = fk_load_stacktext_input(&in, raw, seq, d) == FK_INPUT_OK;
+	fk_input_close(&in);
+	return ok;
+}
+
 /* Loads every input; for flame charts the lines are kept in order too. */
 static int load_inputs(const struct fk_flamegraph_opts *o, struct fk_stacks *raw,
 		       struct fk_seq *seq, struct fk_diag *d)
 {
 	if (o->ninputs == 0)
-		return fk_load_stacktext("-", raw, seq, d) == FK_INPUT_OK ? FK_EXIT_OK
-									 : FK_EXIT_BAD_INPUT;
+		return load_input("-", raw, seq, d) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
 	for (size_t i = 0; i < o->ninputs; i++)
-		if (fk_load_stacktext(o->inputs[i], raw, seq, d) != FK_INPUT_OK)
+		if (!load_input(o->inputs[i], raw, seq, d))
 			return FK_EXIT_BAD_INPUT;
 	return FK_EXIT_OK;
 }
