@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "formats/capture.h"
+#include "formats/grow.h"
 
 void fk_cap_buf_free(struct fk_cap_buf *b)
 {
@@ -18,17 +19,10 @@ static bool reserve(struct fk_cap_buf *b, size_t n)
 {
 	if (b->failed)
 		return false;
-	if (b->len + n <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	if (n > SIZE_MAX - b->len || !FK_GROW(b->p, b->cap, b->len + n, 4096)) {
 		b->failed = true;
 		return false;
 	}
-	b->p = p, b->cap = cap;
 	return true;
 }
 

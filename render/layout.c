@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 void fk_layout_init(struct fk_layout *L, double min_time)
 {
 	*L = (struct fk_layout){ .min_time = min_time, .maxdelta = 1 };
@@ -28,34 +30,19 @@ static size_t fk_common_prefix(const char *a, const char *b, size_t n)
 	return i;
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *g = realloc(*p, c * size);
-	if (!g)
-		return false;
-	*p = g;
-	*cap = c;
-	return true;
-}
-
+/* Room for need open frames in each of the parallel open_* arrays: one
+ * capacity for all, sized by the widest element. */
 static bool ensure_open(struct fk_layout *L, size_t need)
 {
 	if (need <= L->open_cap)
 		return true;
-	size_t c = L->open_cap;
-	size_t c1 = c, c2 = c, c3 = c, c4 = c;
-	bool ok = grow((void **)&L->open_names, &c1, need, sizeof *L->open_names) &&
-		  grow((void **)&L->open_start, &c2, need, sizeof *L->open_start) &&
-		  grow((void **)&L->open_delta, &c3, need, sizeof *L->open_delta) &&
-		  grow((void **)&L->open_has_delta, &c4, need, sizeof *L->open_has_delta);
-	if (ok)
-		L->open_cap = c1;
-	return ok;
+	size_t cap;
+	if (!fk_grow_cap(L->open_cap, need, 64, sizeof *L->open_start, &cap) ||
+	    !FK_RESIZE(L->open_names, cap) || !FK_RESIZE(L->open_start, cap) ||
+	    !FK_RESIZE(L->open_delta, cap) || !FK_RESIZE(L->open_has_delta, cap))
+		return false;
+	L->open_cap = cap;
+	return true;
 }
 
 /* flamegraph.pl keys frames by the text "name;depth;END", so a frame's end
@@ -82,7 +69,7 @@ static void close_to(struct fk_layout *L, size_t keep, double time)
 			L->omitted++;
 			continue;
 		}
-		if (!grow((void **)&L->frames, &L->cap, L->count + 1, sizeof *L->frames)) {
+		if (!FK_GROW(L->frames, L->cap, L->count + 1, 64)) {
 			L->failed = true;
 			continue;
 		}
@@ -120,7 +107,7 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 				break;
 		}
 	}
-	if (!grow((void **)&L->ids, &L->ids_cap, shared + 2, sizeof *L->ids))
+	if (!FK_GROW(L->ids, L->ids_cap, shared + 2, 64))
 		return 0;
 	L->ids[0] = L->open_len > 0 ? L->open_names[0] : fk_strtab_intern(&L->names, "", 0, NULL);
 	if (shared > 0)
@@ -129,7 +116,7 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 	while (len > 0 && i <= len) {
 		const char *semi = memchr(s + i, ';', len - i);
 		size_t end = semi ? (size_t)(semi - s) : len;
-		if (!grow((void **)&L->ids, &L->ids_cap, n + 2, sizeof *L->ids))
+		if (!FK_GROW(L->ids, L->ids_cap, n + 2, 64))
 			return 0;
 		L->ids[n] = fk_strtab_intern(&L->names, s + i, end - i, NULL);
 		if (L->ids[n++] == FK_STRTAB_NONE)

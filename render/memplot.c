@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/mem/coalesce.h"
+#include "formats/grow.h"
 
 const unsigned fk_memplot_colors[FK_MEM_NCAT] = {
 	0x006400, /* darkgreen: PARAMETER */
@@ -449,16 +450,9 @@ struct png_buffer {
 static cairo_status_t png_write(void *closure, const unsigned char *data, unsigned int n)
 {
 	struct png_buffer *b = closure;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 65536;
-		while (cap < b->len + n)
-			cap *= 2;
-		unsigned char *q = realloc(b->p, cap);
-		if (!q) {
-			b->failed = true;
-			return CAIRO_STATUS_NO_MEMORY;
-		}
-		b->p = q, b->cap = cap;
+	if (n > SIZE_MAX - b->len || !FK_GROW(b->p, b->cap, b->len + n, 65536)) {
+		b->failed = true;
+		return CAIRO_STATUS_NO_MEMORY;
 	}
 	memcpy(b->p + b->len, data, n);
 	b->len += n;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 const struct fk_rgb *fk_palette_map_get(const struct fk_palette_map *m, const char *name, size_t len)
 {
 	uint32_t id = fk_strtab_find(&m->names, name, len);
@@ -17,18 +19,8 @@ bool fk_palette_map_put(struct fk_palette_map *m, const char *name, size_t len, 
 	uint32_t id = fk_strtab_intern(&m->names, name, len, NULL);
 	if (id == FK_STRTAB_NONE)
 		return false;
-	if (id >= m->cap) {
-		uint64_t cap = m->cap ? (uint64_t)m->cap * 2 : 256;
-		while (cap <= id)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			cap = UINT32_MAX;
-		struct fk_rgb *g = realloc(m->colors, cap * sizeof *g);
-		if (!g)
-			return false;
-		m->colors = g;
-		m->cap = (uint32_t)cap;
-	}
+	if (!FK_GROW(m->colors, m->cap, (size_t)id + 1, 256))
+		return false;
 	m->colors[id] = c;
 	return true;
 }

@@ -15,7 +15,7 @@
 struct fk_palette_map {
 	struct fk_strtab names;
 	struct fk_rgb *colors;
-	uint32_t cap;
+	size_t cap;
 };
 
 /* A missing file is an empty map; false on a read error or bad line. */

@@ -9,6 +9,8 @@
 #include "analysis/core/arena.h"
 #include "analysis/capture/model.h"
 #include "analysis/sym/symbolize.h"
+#include "formats/bsearch.h"
+#include "formats/grow.h"
 
 bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m)
 {
@@ -44,16 +46,9 @@ struct texts {
 
 static void scratch_add(struct texts *t, const char *p, size_t n)
 {
-	if (t->scratch_len + n + 1 > t->scratch_cap) {
-		size_t cap = t->scratch_cap ? t->scratch_cap * 2 : 4096;
-		while (cap < t->scratch_len + n + 1)
-			cap *= 2;
-		char *q = realloc(t->scratch, cap);
-		if (!q) {
-			t->nomem = true;
-			return;
-		}
-		t->scratch = q, t->scratch_cap = cap;
+	if (!FK_GROW(t->scratch, t->scratch_cap, t->scratch_len + n + 1, 4096)) {
+		t->nomem = true;
+		return;
 	}
 	memcpy(t->scratch + t->scratch_len, p, n);
 	t->scratch_len += n;
@@ -290,12 +285,8 @@ static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_ca
 		len = 15;
 	const char *name = o->threads && tid ? thread_name(t->c, tid) : NULL;
 	size_t need = len + strlen(prefix) + (name ? strlen(name) : 0) + (leaf ? strlen(leaf) : 0) + 40;
-	if (need > *cap) {
-		char *k = realloc(*key, need);
-		if (!k)
-			return false;
-		*key = k, *cap = need;
-	}
+	if (!FK_GROW(*key, *cap, need, 256))
+		return false;
 	int n = 0;
 	if (*prefix)
 		n = snprintf(*key, *cap, "%s;", prefix);
@@ -319,6 +310,15 @@ static bool add(struct fk_stacks *into, struct texts *t, const struct fk_cap_fol
 	return add_leaf(into, t, o, NULL, tid, node, NULL, value, 0, key, cap);
 }
 
+/* A (thread, time) key against a struct fk_cap_when, by thread then time. */
+static int when_cmp(const void *key, const void *element)
+{
+	const struct fk_cap_when *k = key, *e = element;
+	if (k->tid != e->tid)
+		return k->tid < e->tid ? -1 : 1;
+	return k->t_ns < e->t_ns ? -1 : k->t_ns > e->t_ns;
+}
+
 /* GPU time (ns, written as us with 3 decimals) or GPU bytes allocated, per
  * stack that launched or allocated. */
 static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
@@ -339,16 +339,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		/* Paths come back in (thread, time) order: match them by (tid, t). */
 		ok = ok && fk_capture_nvtx_paths(c, when, c->napis, &arena);
 		for (size_t i = 0; ok && i < c->napis; i++) {
-			size_t lo = 0, hi = c->napis;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (when[mid].tid < c->apis[i].tid ||
-				    (when[mid].tid == c->apis[i].tid && when[mid].t_ns < c->apis[i].t_ns))
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			api_path[i] = lo < c->napis ? when[lo].path : "";
+			struct fk_cap_when api = { c->apis[i].t_ns, c->apis[i].tid, NULL };
+			size_t at = fk_lower_bound(when, c->napis, sizeof *when, &api, when_cmp);
+			api_path[i] = at < c->napis ? when[at].path : "";
 		}
 	}
 #define PATH_OF(a) (api_path && (a) ? api_path[(a) - c->apis] : NULL)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 static char *dup_bytes(const uint8_t *p, size_t n)
 {
 	char *s = malloc(n + 1);
@@ -14,21 +16,6 @@ static char *dup_bytes(const uint8_t *p, size_t n)
 		s[n] = 0;
 	}
 	return s;
-}
-
-static bool grow(void **p, size_t *cap, size_t want, size_t size)
-{
-	if (want <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 64;
-	while (n < want)
-		n *= 2;
-	void *q = realloc(*p, n * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = n;
-	return true;
 }
 
 /* ---- per-chunk decoders ---- */
@@ -69,7 +56,7 @@ static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
 			uint64_t driver = fk_cap_get_uvarint(k), runtime = fk_cap_get_uvarint(k);
 			if (k->bad)
 				break;
-			if (!grow((void **)&c->links, &c->links_cap, c->nlinks + 1, sizeof *c->links))
+			if (!FK_GROW(c->links, c->links_cap, c->nlinks + 1, 64))
 				return false;
 			c->links[c->nlinks][0] = (uint32_t)driver;
 			c->links[c->nlinks][1] = (uint32_t)runtime;
@@ -87,7 +74,7 @@ static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
 			}
 			if (k->bad)
 				break;
-			if (!grow((void **)&c->graph, &c->graph_cap, c->ngraph + 1, sizeof *c->graph))
+			if (!FK_GROW(c->graph, c->graph_cap, c->ngraph + 1, 64))
 				return false;
 			c->graph[c->ngraph++] = g;
 			continue;
@@ -106,7 +93,7 @@ static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
 		a.t_ns = t;
 		if (k->bad)
 			break;
-		if (!grow((void **)&c->apis, &c->apis_cap, c->napis + 1, sizeof *c->apis))
+		if (!FK_GROW(c->apis, c->apis_cap, c->napis + 1, 64))
 			return false;
 		c->apis[c->napis++] = a;
 	}
@@ -126,11 +113,9 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 			if (k->bad || id == 0 || id > UINT32_MAX)
 				return false;
 			if (id >= c->nnames) {
-				char **n = realloc(c->names, (id + 1) * sizeof *n);
-				if (!n)
+				if (!FK_RESIZE(c->names, id + 1))
 					return false;
-				memset(n + c->nnames, 0, (id + 1 - c->nnames) * sizeof *n);
-				c->names = n;
+				memset(c->names + c->nnames, 0, (id + 1 - c->nnames) * sizeof *c->names);
 				c->nnames = id + 1;
 			}
 			free(c->names[id]);
@@ -184,7 +169,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 		}
 		if (k->bad)
 			break;
-		if (!grow((void **)&c->ops, &c->ops_cap, c->nops + 1, sizeof *c->ops))
+		if (!FK_GROW(c->ops, c->ops_cap, c->nops + 1, 64))
 			return false;
 		c->ops[c->nops++] = op;
 	}
@@ -207,7 +192,7 @@ static bool nvtx(struct fk_capture *c, struct fk_cap_cursor *k)
 			k->bad = true;
 			break;
 		}
-		if (!grow((void **)&c->nvtx, &c->nvtx_cap, c->nnvtx + 1, sizeof *c->nvtx))
+		if (!FK_GROW(c->nvtx, c->nvtx_cap, c->nnvtx + 1, 64))
 			return false;
 		if (v.op != FK_CAP_NVTX_POP && v.op != FK_CAP_NVTX_END)
 			v.name = dup_bytes(name, len);
@@ -240,7 +225,7 @@ static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
 			k->bad = true;
 			break;
 		}
-		if (!grow((void **)&c->gmem, &c->gmem_cap, c->ngmem + 1, sizeof *c->gmem))
+		if (!FK_GROW(c->gmem, c->gmem_cap, c->ngmem + 1, 64))
 			return false;
 		c->gmem[c->ngmem++] = m;
 	}
@@ -268,7 +253,7 @@ static bool modules(struct fk_capture *c, struct fk_cap_cursor *k)
 				memcmp(c->modules[i].path, path, pl) == 0;
 		if (known)
 			continue;
-		if (!grow((void **)&c->modules, &cap, c->nmodules + 1, sizeof *c->modules))
+		if (!FK_GROW(c->modules, cap, c->nmodules + 1, 64))
 			return false;
 		m.path = dup_bytes(path, pl);
 		m.build_id = bl ? (uint8_t *)dup_bytes(id, bl) : NULL;
@@ -286,8 +271,7 @@ static bool stacks(struct fk_capture *c, struct fk_cap_cursor *k, size_t *node_c
 		if (k->bad || parent >= id)
 			return false; /* a parent is always defined first */
 		size_t cap_p = *node_cap, cap_i = *node_cap;
-		if (!grow((void **)&c->parent, &cap_p, id + 1, sizeof *c->parent) ||
-		    !grow((void **)&c->ip, &cap_i, id + 1, sizeof *c->ip))
+		if (!FK_GROW(c->parent, cap_p, id + 1, 64) || !FK_GROW(c->ip, cap_i, id + 1, 64))
 			return false;
 		if (cap_p != *node_cap) /* new room holds no nodes yet */
 			memset(c->parent + *node_cap, 0, (cap_p - *node_cap) * sizeof *c->parent),
@@ -311,7 +295,7 @@ static bool threads(struct fk_capture *c, struct fk_cap_cursor *k)
 		const uint8_t *name = fk_cap_get_bytes(k, &nl);
 		if (k->bad)
 			break;
-		if (!grow((void **)&c->threads, &cap, c->nthreads + 1, sizeof *c->threads))
+		if (!FK_GROW(c->threads, cap, c->nthreads + 1, 64))
 			return false;
 		c->threads[c->nthreads].tid = (uint32_t)tid;
 		c->threads[c->nthreads].name = dup_bytes(name, nl);
@@ -387,7 +371,7 @@ static bool samples(struct fk_capture *c, struct fk_cap_cursor *k)
 		c->sample_weight += weight;
 		saw_time(c, t);
 		if (c->keep_samples) {
-			if (!grow((void **)&c->raw, &c->raw_cap, c->nraw + 1, sizeof *c->raw))
+			if (!FK_GROW(c->raw, c->raw_cap, c->nraw + 1, 64))
 				return false;
 			c->raw[c->nraw++] = (struct fk_cap_sample){ t, (uint32_t)tid, (uint32_t)node,
 								   (uint32_t)weight };
@@ -414,7 +398,7 @@ static bool allocs(struct fk_capture *c, struct fk_cap_cursor *k)
 		}
 		if (k->bad)
 			break;
-		if (!grow((void **)&c->allocs, &c->allocs_cap, c->nallocs + 1, sizeof *c->allocs))
+		if (!FK_GROW(c->allocs, c->allocs_cap, c->nallocs + 1, 64))
 			return false;
 		c->allocs[c->nallocs++] = a;
 		saw_time(c, t);

@@ -6,21 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 static bool ensure_sums(struct fk_stacks *s, uint32_t id)
 {
-	if (id < s->cap)
-		return true;
-	uint64_t cap = s->cap ? (uint64_t)s->cap * 2 : 256;
-	while (cap <= id)
-		cap *= 2;
-	if (cap > UINT32_MAX)
-		cap = UINT32_MAX;
-	struct fk_stack_sums *sums = realloc(s->sums, (size_t)cap * sizeof *sums);
-	if (!sums)
-		return false;
-	s->sums = sums;
-	s->cap = (uint32_t)cap;
-	return true;
+	return FK_GROW(s->sums, s->cap, (size_t)id + 1, 256);
 }
 
 /* The sums of a stack already interned as id (added: new to the table). */

@@ -27,7 +27,7 @@ struct fk_stack_sums {
 struct fk_stacks {
 	struct fk_strtab keys; /* id = index into sums */
 	struct fk_stack_sums *sums;
-	uint32_t cap;
+	size_t cap;
 	bool any_diff;
 	struct fk_num total;  /* sum of every value */
 	struct fk_num total_before; /* sum of every "before" value */

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "formats/grow.h"
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -72,14 +74,8 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 		return id;
 	if (len > UINT32_MAX || t->count >= UINT32_MAX - 1)
 		return FK_STRTAB_NONE;
-	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? (t->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : t->cap * 2) : 256;
-		struct fk_str *strs = realloc(t->strs, (size_t)cap * sizeof *strs);
-		if (!strs)
-			return FK_STRTAB_NONE;
-		t->strs = strs;
-		t->cap = cap;
-	}
+	if (!FK_GROW(t->strs, t->cap, (size_t)t->count + 1, 256))
+		return FK_STRTAB_NONE;
 	const char *bytes = copy ? fk_arena_dup(&t->arena, p, len) : p;
 	if (!bytes)
 		return FK_STRTAB_NONE;
@@ -146,6 +142,6 @@ void fk_strtab_free(struct fk_strtab *t)
 
 size_t fk_strtab_memory(const struct fk_strtab *t)
 {
-	return t->arena.bytes + (size_t)t->cap * sizeof *t->strs +
+	return t->arena.bytes + t->cap * sizeof *t->strs +
 	       (t->slots ? (t->mask + 1) * sizeof *t->slots : 0);
 }

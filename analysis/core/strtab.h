@@ -24,7 +24,8 @@ struct fk_str {
 struct fk_strtab {
 	struct fk_arena arena;
 	struct fk_str *strs;
-	uint32_t count, cap;
+	uint32_t count;
+	size_t cap;
 	uint64_t *slots; /* (hash >> 32) << 32 | (id + 1); 0 = empty. The hash
 			    bits let probes skip other strings without
 			    touching their entries (a cache miss each). */

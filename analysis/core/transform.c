@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 static bool is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -44,17 +46,7 @@ struct scratch {
 
 static bool reserve(struct scratch *s, size_t more)
 {
-	if (s->len + more <= s->cap)
-		return true;
-	size_t cap = s->cap ? s->cap : 4096;
-	while (cap < s->len + more)
-		cap *= 2;
-	char *p = realloc(s->p, cap);
-	if (!p)
-		return false;
-	s->p = p;
-	s->cap = cap;
-	return true;
+	return more <= SIZE_MAX - s->len && FK_GROW(s->p, s->cap, s->len + more, 4096);
 }
 
 /* Offsets of the frames of p[0..len) split on ';': frame k is
@@ -64,14 +56,8 @@ static size_t split_frames(const char *p, size_t len, size_t **starts, size_t *c
 {
 	size_t n = 0;
 	for (size_t i = 0; len > 0;) {
-		if (n + 2 > *cap) {
-			size_t c = *cap ? *cap * 2 : 64;
-			size_t *g = realloc(*starts, c * sizeof *g);
-			if (!g)
-				return SIZE_MAX;
-			*starts = g;
-			*cap = c;
-		}
+		if (!FK_GROW(*starts, *cap, n + 2, 64))
+			return SIZE_MAX;
 		(*starts)[n++] = i;
 		const char *semi = memchr(p + i, ';', len - i);
 		if (!semi)
@@ -111,14 +97,9 @@ static bool chain_annotate(struct scratch *s, struct scratch *tmp)
 	for (size_t i = 0;;) {
 		const char *q = i < s->len ? memmem(s->p + i, s->len - i, sep, 4) : NULL;
 		size_t end = q ? (size_t)(q - s->p) : s->len;
-		if (nparts == cap) {
-			cap = cap ? cap * 2 : 8;
-			void *g = realloc(parts, cap * sizeof *parts);
-			if (!g) {
-				free(parts);
-				return false;
-			}
-			parts = g;
+		if (!FK_GROW(parts, cap, nparts + 1, 8)) {
+			free(parts);
+			return false;
 		}
 		parts[nparts][0] = i;
 		parts[nparts][1] = end;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 const char *const fk_mem_category_names[FK_MEM_NCAT] = {
 	"PARAMETER", "OPTIMIZER_STATE", "INPUT",           "TEMPORARY",
 	"ACTIVATION", "GRADIENT",       "AUTOGRAD_DETAIL", "Unknown",
@@ -31,17 +33,6 @@ void fk_mem_free(struct fk_mem_timeline *tl)
 	free(tl->stack);
 	fk_strtab_free(&tl->stacks);
 	memset(tl, 0, sizeof *tl);
-}
-
-static bool grow(void **p, size_t cap, size_t size)
-{
-	if (!*p)
-		return true; /* optional array not in use */
-	void *q = realloc(*p, cap * size);
-	if (!q)
-		return false;
-	*p = q;
-	return true;
 }
 
 /* An optional array appears when first needed, holding the default for the
@@ -73,30 +64,20 @@ static bool before(int64_t t1, unsigned a1, int64_t t2, unsigned a2)
 	return t1 < t2 || (t1 == t2 && a1 < a2);
 }
 
-/* Room for cap events in every array in use. */
+/* Room for want events in every array in use (the optional ones only when
+ * they are): one capacity for all, sized by the widest element. */
 static bool reserve(struct fk_mem_timeline *tl, size_t want)
 {
 	if (want <= tl->cap)
 		return true;
-	size_t cap = tl->cap ? tl->cap : 4096;
-	while (cap < want)
-		cap *= 2;
+	size_t cap;
+	if (!fk_grow_cap(tl->cap, want, 4096, sizeof *tl->t_ns, &cap))
+		return false;
 	/* realloc of large blocks moves pages (mremap), not bytes. */
-	int64_t *t = realloc(tl->t_ns, cap * sizeof *t);
-	if (!t)
-		return false;
-	tl->t_ns = t;
-	uint64_t *b = realloc(tl->bytes, cap * sizeof *b);
-	if (!b)
-		return false;
-	tl->bytes = b;
-	uint16_t *k = realloc(tl->kind, cap * sizeof *k);
-	if (!k)
-		return false;
-	tl->kind = k;
-	if (!grow((void **)&tl->device, cap, sizeof *tl->device) ||
-	    !grow((void **)&tl->address, cap, sizeof *tl->address) ||
-	    !grow((void **)&tl->stack, cap, sizeof *tl->stack))
+	if (!FK_RESIZE(tl->t_ns, cap) || !FK_RESIZE(tl->bytes, cap) || !FK_RESIZE(tl->kind, cap) ||
+	    (tl->device && !FK_RESIZE(tl->device, cap)) ||
+	    (tl->address && !FK_RESIZE(tl->address, cap)) ||
+	    (tl->stack && !FK_RESIZE(tl->stack, cap)))
 		return false;
 	tl->cap = cap;
 	return true;

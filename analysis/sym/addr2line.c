@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #include "analysis/sym/dwunits.h"
+#include "formats/bsearch.h"
+#include "formats/grow.h"
 
 /* A symbol as binutils' _bfd_elf_find_function meets it, walking the table
  * in order: with the last STT_FILE name seen, and whether a file symbol had
@@ -223,14 +225,8 @@ static struct file *get_file(struct fk_a2l *a, const char *path)
 	for (size_t i = 0; i < a->nfiles; i++)
 		if (strcmp(a->files[i].path, path) == 0)
 			return &a->files[i];
-	if (a->nfiles == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 8;
-		struct file *files = realloc(a->files, cap * sizeof *files);
-		if (!files)
-			return NULL;
-		a->files = files;
-		a->cap = cap;
-	}
+	if (!FK_GROW(a->files, a->cap, a->nfiles + 1, 8))
+		return NULL;
 	struct file *f = &a->files[a->nfiles];
 	*f = (struct file){ .path = strdup(path) };
 	if (!f->path)
@@ -296,6 +292,19 @@ static void put_place(FILE *out, const char *file, int line, unsigned discrimina
 		fputs("?\n", out);
 }
 
+/* Rows of a line table (sorted by address) before an address. */
+struct rows_before {
+	Dwarf_Lines *lines;
+	Dwarf_Addr at;
+};
+
+static bool row_before(const void *ctx, size_t i)
+{
+	const struct rows_before *q = ctx;
+	Dwarf_Addr a;
+	return dwarf_lineaddr(dwarf_onesrcline(q->lines, i), &a) == 0 && a < q->at;
+}
+
 /* The file of a line-table row as binutils 2.40 reads it: it starts each
  * DWARF 5 sequence with file entry 0 where the standard (and libdw) says
  * entry 1, so rows before the sequence's first DW_LNS_set_file name the
@@ -313,15 +322,8 @@ static const char *row_file(Dwarf_Die *cu, Dwarf_Line *row)
 	    version < 5 || dwarf_line_file(row, &files, &idx) != 0 || idx != 1 ||
 	    dwarf_getsrclines(cu, &lines, &n) != 0 || dwarf_lineaddr(row, &at) != 0)
 		return name;
-	size_t lo = 0, hi = n; /* the first row at the row's address */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		Dwarf_Addr a;
-		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a) == 0 && a < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* The first row at the row's address. */
+	size_t lo = fk_partition_point(n, &(struct rows_before){ lines, at }, row_before);
 	while (lo < n && dwarf_onesrcline(lines, lo) != row)
 		lo++;
 	for (size_t i = lo; i-- > 0;) { /* back to the sequence's start */

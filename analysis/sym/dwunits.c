@@ -5,6 +5,9 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "formats/bsearch.h"
+#include "formats/grow.h"
+
 /* One address range of a compile unit, in DWARF addresses. */
 struct fk_dwunit_range {
 	uint64_t lo, hi, maxhi; /* maxhi: the largest hi among ranges[0..this] */
@@ -31,6 +34,13 @@ static int range_cmp(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+/* An address (uint64_t *key) against a range's start. */
+static int addr_vs_lo(const void *key, const void *element)
+{
+	uint64_t a = *(const uint64_t *)key, lo = ((const struct fk_dwunit_range *)element)->lo;
+	return a < lo ? -1 : a > lo;
+}
+
 static void build(struct fk_dwunits *u)
 {
 	u->indexed = true;
@@ -44,26 +54,16 @@ static void build(struct fk_dwunits *u)
 	while (dwarf_get_units(dw, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue;
-		if (ncus == cucap) {
-			cucap = cucap ? cucap * 2 : 64;
-			Dwarf_Die *c = realloc(u->cus, cucap * sizeof *c);
-			if (!c)
-				goto oom;
-			u->cus = c;
-		}
+		if (!FK_GROW(u->cus, cucap, ncus + 1, 64))
+			goto oom;
 		u->cus[ncus] = cudie;
 		ptrdiff_t off = 0;
 		Dwarf_Addr base, lo, hi;
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (lo >= hi)
 				continue;
-			if (u->nranges == rcap) {
-				rcap = rcap ? rcap * 2 : 256;
-				struct fk_dwunit_range *r = realloc(u->ranges, rcap * sizeof *r);
-				if (!r)
-					goto oom;
-				u->ranges = r;
-			}
+			if (!FK_GROW(u->ranges, rcap, u->nranges + 1, 256))
+				goto oom;
 			u->ranges[u->nranges++] = (struct fk_dwunit_range){ .lo = lo, .hi = hi, .cu = ncus };
 		}
 		ncus++;
@@ -93,15 +93,9 @@ bool fk_dwunits_find(struct fk_dwunits *u, uint64_t addr, Dwarf_Die *out, Dwarf_
 	if (!u->indexed)
 		build(u);
 	uint64_t a = addr - u->bias;
-	size_t lo = 0, hi = u->nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->ranges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
+	/* The ranges that may hold a are those starting at or below it. */
+	size_t n = fk_upper_bound(u->ranges, u->nranges, sizeof *u->ranges, &a, addr_vs_lo);
+	for (size_t i = n; i-- > 0;) {
 		if (u->ranges[i].maxhi <= a)
 			break;
 		if (a < u->ranges[i].hi) {

@@ -8,6 +8,7 @@
 
 #include "analysis/sym/addr2line.h"
 #include "analysis/core/strtab.h"
+#include "formats/grow.h"
 
 struct fk_perf_inline {
 	bool context;
@@ -152,14 +153,8 @@ static const char *lookup(struct fk_perf_inline *pi, const char *pc, size_t pcle
 		return NULL;
 	if (!added)
 		return pi->results[id];
-	if (id >= pi->cap) {
-		size_t cap = pi->cap ? pi->cap * 2 : 256;
-		char **r = realloc(pi->results, cap * sizeof *r);
-		if (!r)
-			return NULL;
-		pi->results = r;
-		pi->cap = cap;
-	}
+	if (!FK_GROW(pi->results, pi->cap, (size_t)id + 1, 256))
+		return NULL;
 	pi->results[id] = NULL;
 	const char *path = key + pclen + 1;
 

@@ -27,6 +27,8 @@
 #include "analysis/core/arena.h"
 #include "analysis/sym/dwunits.h"
 #include "analysis/core/strtab.h"
+#include "formats/bsearch.h"
+#include "formats/grow.h"
 
 enum { MOD_PENDING, MOD_OK, MOD_NAMELESS };
 
@@ -96,22 +98,9 @@ static void put(struct text *t, const char *p, size_t n)
 {
 	if (t->failed)
 		return;
-	if (n > t->cap - t->len) {
-		size_t cap = t->cap ? t->cap : 256;
-		while (cap - t->len < n) {
-			if (cap > SIZE_MAX / 2) {
-				t->failed = true;
-				return;
-			}
-			cap *= 2;
-		}
-		char *buf = realloc(t->buf, cap);
-		if (!buf) {
-			t->failed = true;
-			return;
-		}
-		t->buf = buf;
-		t->cap = cap;
+	if (n > SIZE_MAX - t->len || !FK_GROW(t->buf, t->cap, t->len + n, 256)) {
+		t->failed = true;
+		return;
 	}
 	memcpy(t->buf + t->len, p, n);
 	t->len += n;
@@ -157,15 +146,9 @@ static void end_frame(struct text *t)
 	put(t, "", 1);
 	if (t->failed)
 		return;
-	if (t->n == t->ncap) {
-		size_t ncap = t->ncap ? t->ncap * 2 : 16;
-		size_t *ends = realloc(t->ends, ncap * sizeof *ends);
-		if (!ends) {
-			t->failed = true;
-			return;
-		}
-		t->ends = ends;
-		t->ncap = ncap;
+	if (!FK_GROW(t->ends, t->ncap, t->n + 1, 16)) {
+		t->failed = true;
+		return;
 	}
 	t->ends[t->n++] = t->len - 1;
 	t->frame_start = t->len;
@@ -193,18 +176,19 @@ static int mod_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* An address (uint64_t *key) against a module's start. */
+static int pc_vs_mod(const void *key, const void *element)
+{
+	uint64_t pc = *(const uint64_t *)key, start = ((const struct mod *)element)->start;
+	return pc < start ? -1 : pc > start;
+}
+
 /* The module covering pc: the one starting last among those that do. */
 static struct mod *find_mod(struct fk_symbolizer *s, uint64_t pc)
 {
-	size_t lo = 0, hi = s->nmods;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->mods[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
+	/* The modules that may cover pc are those starting at or below it. */
+	size_t n = fk_upper_bound(s->mods, s->nmods, sizeof *s->mods, &pc, pc_vs_mod);
+	for (size_t i = n; i-- > 0;) {
 		if (s->mods[i].maxend <= pc)
 			break;
 		if (pc < s->mods[i].end)
@@ -442,20 +426,21 @@ static void index_syms(struct mod *m)
 	m->nsyms = out;
 }
 
+/* An address (uint64_t *key) against a symbol's start. */
+static int pc_vs_sym(const void *key, const void *element)
+{
+	uint64_t pc = *(const uint64_t *)key, addr = ((const struct fsym *)element)->addr;
+	return pc < addr ? -1 : pc > addr;
+}
+
 /* The symbol containing pc, the nearest-starting one where symbols nest. */
 static const char *sym_name(struct mod *m, uint64_t pc)
 {
 	if (!m->syms_indexed)
 		index_syms(m);
-	size_t lo = 0, hi = m->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, steps = 0; i-- > 0 && steps < 256; steps++) {
+	/* The symbols that may contain pc are those starting at or below it. */
+	size_t n = fk_upper_bound(m->syms, m->nsyms, sizeof *m->syms, &pc, pc_vs_sym);
+	for (size_t i = n, steps = 0; i-- > 0 && steps < 256; steps++) {
 		if (m->syms[i].maxend <= pc)
 			break;
 		if (pc < m->syms[i].end)
@@ -576,16 +561,8 @@ static struct entry *cache_add(struct fk_symbolizer *s, uint64_t ip, bool ret)
 	struct text *t = &s->t;
 	if (t->n > UINT32_MAX / 2 || s->nframes > UINT32_MAX - t->n || !cache_reserve(s))
 		return NULL;
-	if (s->framecap - s->nframes < t->n) {
-		size_t cap = s->framecap ? s->framecap : 1024;
-		while (cap - s->nframes < t->n)
-			cap *= 2;
-		uint32_t *f = realloc(s->frames, cap * sizeof *f);
-		if (!f)
-			return NULL;
-		s->frames = f;
-		s->framecap = cap;
-	}
+	if (!FK_GROW(s->frames, s->framecap, s->nframes + t->n, 1024))
+		return NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		size_t from = i ? t->ends[i - 1] + 1 : 0;
 		uint32_t id = fk_strtab_intern(&s->names, t->buf + from, t->ends[i] - from, NULL);
