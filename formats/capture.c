@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "formats/grow.h"
 #include "formats/input.h"
 
 static uint32_t rd32(const uint8_t *p)
@@ -78,15 +79,8 @@ struct whole {
 static bool append(void *ctx, const char *p, size_t n)
 {
 	struct whole *w = ctx;
-	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 1 << 20;
-		while (cap < w->len + n)
-			cap *= 2;
-		uint8_t *q = realloc(w->owned, cap);
-		if (!q)
-			return false;
-		w->owned = q, w->cap = cap;
-	}
+	if (n > SIZE_MAX - w->len || !FK_GROW(w->owned, w->cap, w->len + n, (size_t)1 << 20))
+		return false;
 	memcpy(w->owned + w->len, p, n);
 	w->len += n;
 	return true;
@@ -222,9 +216,9 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 		bool good = chunk_at(&w, off, &c);
 		const uint8_t *payload = c.body;
 		if (good && (c.flags & FK_CAP_FLAG_ZLIB)) {
-			uint8_t *q = realloc(raw, c.raw ? c.raw : 1);
 			uLongf n = c.raw;
-			good = q && uncompress((raw = q), &n, c.body, c.disk) == Z_OK && n == c.raw;
+			good = FK_RESIZE(raw, c.raw ? c.raw : 1) &&
+			       uncompress(raw, &n, c.body, c.disk) == Z_OK && n == c.raw;
 			payload = raw;
 		} else if (good) {
 			good = c.disk == c.raw;

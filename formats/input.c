@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "formats/grow.h"
+
 #define READ_CHUNK ((size_t)1 << 20)
 
 unsigned fk_input_threads(size_t bytes, size_t min_bytes, unsigned default_max)
@@ -130,17 +132,10 @@ static bool feed(struct reader *r, const char *p, size_t n)
 			if (!emit(r, p, len)) /* whole line in the chunk: no copy */
 				return false;
 		} else {
-			if (r->line_len + len > r->line_cap) {
-				size_t cap = r->line_cap ? r->line_cap : 4096;
-				while (cap < r->line_len + len)
-					cap *= 2;
-				char *grown = realloc(r->line, cap);
-				if (!grown) {
-					fk_diag_error(r->d, "%s: out of memory", r->name);
-					r->stopped = true;
-					return false;
-				}
-				r->line = grown, r->line_cap = cap;
+			if (!FK_GROW(r->line, r->line_cap, r->line_len + len, 4096)) {
+				fk_diag_error(r->d, "%s: out of memory", r->name);
+				r->stopped = true;
+				return false;
 			}
 			memcpy(r->line + r->line_len, p, len);
 			r->line_len += len;
@@ -322,14 +317,9 @@ static bool fill_peek(struct fk_input *in, struct fk_diag *d)
 			s->after_peek = r;
 			return r != PULL_ERROR;
 		}
-		if (s->peek_len + n > cap) {
-			cap = s->peek_len + n;
-			char *grown = realloc(s->peek, cap);
-			if (!grown) {
-				fk_diag_error(d, "%s: out of memory", in->name);
-				return false;
-			}
-			s->peek = grown;
+		if (!FK_GROW(s->peek, cap, s->peek_len + n, FK_DETECT_PEEK)) {
+			fk_diag_error(d, "%s: out of memory", in->name);
+			return false;
 		}
 		memcpy(s->peek + s->peek_len, p, n);
 		s->peek_len += n;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 /* The script's patterns, as it writes them. */
 #define HEADER "^(\\S.+?)\\s+(\\d+)\\/*(\\d+)*\\s+"
 #define EVENT ":\\s*(\\d+)*\\s+(\\S+):\\s*$"
@@ -83,25 +85,10 @@ static bool match(struct pattern *p, const char *line, size_t len)
 
 /* ---- the stack being built ---- */
 
-static bool grow(void **p, size_t *cap, size_t want, size_t size)
-{
-	if (want <= *cap)
-		return true;
-	size_t n = *cap ? *cap * 2 : 256;
-	while (n < want)
-		n *= 2;
-	void *q = realloc(*p, n * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = n;
-	return true;
-}
-
 static void push_frame(struct perf *s, const char *p, size_t n)
 {
-	if (!grow((void **)&s->frames, &s->cap, s->len + n, 1) ||
-	    !grow((void **)&s->ends, &s->frames_cap, s->nframes + 1, sizeof *s->ends)) {
+	if (!FK_GROW(s->frames, s->cap, s->len + n, 256) ||
+	    !FK_GROW(s->ends, s->frames_cap, s->nframes + 1, 256)) {
 		s->failed = true;
 		return;
 	}
@@ -114,7 +101,7 @@ static void push_frame(struct perf *s, const char *p, size_t n)
 static void end_sample(struct perf *s)
 {
 	size_t need = strlen(s->pname) + s->len + s->nframes + 2;
-	if (!grow((void **)&s->key, &s->key_cap, need, 1)) {
+	if (!FK_GROW(s->key, s->key_cap, need, 256)) {
 		s->failed = true;
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/grow.h"
 #include "formats/stacktext.h"
 
 /* Below this, threads cost more than they save. */
@@ -57,14 +58,8 @@ struct load_ctx {
 
 static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
 {
-	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct fk_seq_item *g = realloc(s->items, cap * sizeof *g);
-		if (!g)
-			return false;
-		s->items = g;
-		s->cap = cap;
-	}
+	if (!FK_GROW(s->items, s->cap, s->count + 1, 1024))
+		return false;
 	s->items[s->count++] = *it;
 	return true;
 }

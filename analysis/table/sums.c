@@ -4,22 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
+
 static struct fk_table_row *row_of(struct fk_table *t, const char *name, size_t len)
 {
 	bool added = false;
 	uint32_t id = fk_strtab_intern(&t->names, name, len, &added);
 	if (id == FK_STRTAB_NONE)
 		return NULL;
-	if (id >= t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 1024;
-		while (cap <= id)
-			cap *= 2;
-		struct fk_table_row *r = realloc(t->rows, (size_t)cap * sizeof *r);
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = cap;
-	}
+	if (!FK_GROW(t->rows, t->cap, (size_t)id + 1, 1024))
+		return NULL;
 	struct fk_table_row *r = &t->rows[id];
 	if (added)
 		*r = (struct fk_table_row){ .name = fk_strtab_get(&t->names, id)->p, .len = (uint32_t)len };

@@ -36,7 +36,7 @@ struct fk_table_row {
 struct fk_table {
 	struct fk_strtab names;	/* id = row index */
 	struct fk_table_row *rows;
-	uint32_t cap;
+	size_t cap;
 	struct fk_num grand[FK_TABLE_METRICS]; /* every stack's value */
 	uint64_t grand_calls;
 	uint64_t stacks;	/* stacks added so far (the "seen" serial) */
