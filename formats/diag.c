@@ -78,13 +78,20 @@ void fk_diag_summary(const struct fk_diag *d)
 	fputc('\n', stderr);
 }
 
+/* One line on stderr: "prog: " (when prog is not NULL), the message. */
+static void say(const char *prog, const char *fmt, va_list ap)
+{
+	if (prog)
+		fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", d->prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(d->prog, fmt, ap);
 	va_end(ap);
 }
 
@@ -94,10 +101,29 @@ void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", d->prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(d->prog, fmt, ap);
 	va_end(ap);
+}
+
+void fk_diag_note_as_is(const struct fk_diag *d, const char *fmt, ...)
+{
+	if (d->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	say(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void fk_diag_progress(const struct fk_diag *d, const char *name, unsigned percent)
+{
+	fprintf(stderr, "\r%s: %s: %u%%", d->prog, name, percent);
+}
+
+void fk_diag_progress_end(const struct fk_diag *d)
+{
+	(void)d;
+	fputs("\r\033[K", stderr);
 }
 
 bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
@@ -106,8 +132,7 @@ bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 	if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d))) {
 		va_list ap;
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		say(NULL, fmt, ap);
 		va_end(ap);
 	}
 	return !d->strict;
@@ -118,7 +143,6 @@ void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)
 	(void)d;
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(NULL, fmt, ap);
 	va_end(ap);
 }

@@ -67,6 +67,17 @@ bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A message written as given (no "prog: " prefix) unless quiet: notes in
+ * another tool's own words (stackcollapse-perf.pl's "Filtering for ..."). */
+void fk_diag_note_as_is(const struct fk_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Progress of a long read on a terminal: "\rprog: name: 42%", then
+ * fk_diag_progress_end() clears the line. Callers decide when (a TTY,
+ * not quiet, a large input). */
+void fk_diag_progress(const struct fk_diag *d, const char *name, unsigned percent);
+void fk_diag_progress_end(const struct fk_diag *d);
+
 /* An error message written as given (no "prog: " prefix), for errors the
  * caller places itself ("file: event N: reason"). */
 void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)

@@ -319,8 +319,8 @@ static void header(struct perf *s, const char *line, size_t len)
 			s->filter = s->filter_own ? s->filter_own : "";
 			s->defaulted = true;
 		} else if (strlen(s->filter) != el || memcmp(s->filter, event, el) != 0) {
-			if (s->defaulted && !s->warned && !s->d->quiet) {
-				fprintf(stderr, "Filtering for events of type: %.*s\n", (int)el, event);
+			if (s->defaulted && !s->warned) {
+				fk_diag_note_as_is(s->d, "Filtering for events of type: %.*s", (int)el, event);
 				s->warned = true;
 			}
 			return; /* a sample of another event: its lines are skipped */

@@ -108,14 +108,14 @@ static void progress(struct load_ctx *c, const char *line, uint64_t lineno)
 	unsigned pct = (unsigned)((size_t)(line - c->base) * 100 / c->size);
 	if (pct >= c->shown_pct + 5) {
 		c->shown_pct = pct;
-		fprintf(stderr, "\r%s: %s: %u%%", c->d->prog, c->name, pct);
+		fk_diag_progress(c->d, c->name, pct);
 	}
 }
 
 static void progress_done(const struct load_ctx *c)
 {
 	if (c->base && c->shown_pct)
-		fprintf(stderr, "\r\033[K");
+		fk_diag_progress_end(c->d);
 }
 
 static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)

@@ -132,8 +132,7 @@ static void warn_module(struct fk_perf_inline *pi, const char *mod, const char *
 	if (fk_strtab_intern(&pi->warned, mod, strlen(mod), &added) == FK_STRTAB_NONE || !added ||
 	    pi->d->quiet)
 		return;
-	fprintf(stderr, "%s: %s: %s: its frames keep perf's names (--inline)\n", pi->d->prog, mod,
-		why);
+	fk_diag_note(pi->d, "%s: %s: its frames keep perf's names (--inline)", mod, why);
 }
 
 /* inline($pc, $rawfunc, $mod): "" when addr2line printed nothing. */

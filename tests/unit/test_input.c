@@ -136,10 +136,10 @@ static enum fk_input_result lines_capturing(const char *path, struct collect *c,
 }
 
 /* Standard input from a pipe: a child writes data[0..n) in pieces (split at
- * the given offsets, with pauses so the reader sees short reads), the
- * reader is fk_input_lines("-"). */
-static enum fk_input_result lines_from_pipe(const void *data, size_t n, const size_t *splits,
-					    size_t nsplits, struct collect *c, struct fk_diag *d)
+ * the given offsets, with pauses so the reader sees short reads). Returns
+ * the child; *saved is the standard input to put back (stdin_restore). */
+static pid_t stdin_from_child(const void *data, size_t n, const size_t *splits, size_t nsplits,
+			      int *saved)
 {
 	int fds[2];
 	assert_int_equal(pipe(fds), 0);
@@ -162,15 +162,29 @@ static enum fk_input_result lines_from_pipe(const void *data, size_t n, const si
 		_exit(0);
 	}
 	close(fds[1]);
-	int saved = dup(STDIN_FILENO);
-	assert_true(saved >= 0);
+	*saved = dup(STDIN_FILENO);
+	assert_true(*saved >= 0);
 	assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
 	close(fds[0]);
-	enum fk_input_result r = fk_input_lines("-", "<stdin>", on_line, c, d);
+	return pid;
+}
+
+static void stdin_restore(int saved, pid_t pid)
+{
 	assert_true(dup2(saved, STDIN_FILENO) >= 0); /* also closes the pipe */
 	close(saved);
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+/* fk_input_lines("-") over stdin_from_child. */
+static enum fk_input_result lines_from_pipe(const void *data, size_t n, const size_t *splits,
+					    size_t nsplits, struct collect *c, struct fk_diag *d)
+{
+	int saved;
+	pid_t pid = stdin_from_child(data, n, splits, nsplits, &saved);
+	enum fk_input_result r = fk_input_lines("-", "<stdin>", on_line, c, d);
+	stdin_restore(saved, pid);
 	return r;
 }
 
@@ -770,29 +784,9 @@ static void test_detect(void **state)
  * gets every byte from the first. */
 static void pipe_kind(const void *data, size_t n, enum fk_input_kind want, size_t want_lines)
 {
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		if (write(fds[1], data, 1) != 1)
-			_exit(1);
-		usleep(20000);
-		for (size_t at = 1; at < n;) {
-			ssize_t w = write(fds[1], (const char *)data + at, n - at);
-			if (w <= 0)
-				_exit(1);
-			at += (size_t)w;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	int saved = dup(STDIN_FILENO);
-	assert_true(saved >= 0);
-	assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
-	close(fds[0]);
+	const size_t first_byte[] = { 1 };
+	int saved;
+	pid_t pid = stdin_from_child(data, n, first_byte, n > 1, &saved);
 	struct fk_diag d;
 	fk_diag_init(&d, "test");
 	struct fk_input in;
@@ -804,10 +798,7 @@ static void pipe_kind(const void *data, size_t n, enum fk_input_kind want, size_
 	assert_int_equal(c.count, want_lines);
 	collect_free(&c);
 	fk_input_close(&in);
-	assert_true(dup2(saved, STDIN_FILENO) >= 0);
-	close(saved);
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	stdin_restore(saved, pid);
 }
 
 static void test_pipe_kinds(void **state)
