@@ -113,6 +113,8 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	struct fk_tableview_opts tv = o->tableview;
 	struct fk_fold_opts fo = { .strip_addresses = o->strip_addresses, .scaled = o->scaled,
 				   .scale = o->scale };
+	read.metric_given = o->tableview.metric_given;
+	read.metric = read.capture.metric;
 	if (o->table) {
 		tv.metric = read.capture.metric;
 		read.capture.metric = fk_tableview_capture_metric(read.capture.metric);

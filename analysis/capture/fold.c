@@ -31,6 +31,37 @@ bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m)
 	return false;
 }
 
+const char *fk_cap_metric_name(enum fk_cap_metric m)
+{
+	static const char *const names[] = {
+		[FK_METRIC_SELF_CPU] = "self_cpu_time_total",
+		[FK_METRIC_SAMPLES] = "samples",
+		[FK_METRIC_ALLOC_BYTES] = "alloc_bytes",
+		[FK_METRIC_ALLOC_COUNT] = "alloc_count",
+		[FK_METRIC_SELF_CUDA] = "self_cuda_time_total",
+		[FK_METRIC_GPU_ALLOC_BYTES] = "gpu_alloc_bytes",
+	};
+	return names[m];
+}
+
+const char *fk_capture_lacks(const struct fk_capture *c, enum fk_cap_metric m)
+{
+	switch (m) {
+	case FK_METRIC_SELF_CUDA:
+		return c->nops ? NULL : "no GPU kernels, copies or sets (a run without CUDA, "
+					"or CUPTI could not start: see stackcap info)";
+	case FK_METRIC_GPU_ALLOC_BYTES:
+		return c->ngmem ? NULL : "no GPU allocations";
+	case FK_METRIC_ALLOC_BYTES:
+	case FK_METRIC_ALLOC_COUNT:
+		return c->nallocs ? NULL : "no allocations (record them with stackcap --alloc)";
+	case FK_METRIC_SELF_CPU:
+	case FK_METRIC_SAMPLES:
+		break;
+	}
+	return NULL;
+}
+
 /* ---- stack texts, one per prefix-tree node, memoized ---- */
 
 struct texts {

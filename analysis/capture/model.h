@@ -142,6 +142,11 @@ enum fk_cap_metric {
 
 /* "self_cpu_time_total", ...; false for an unknown name. */
 bool fk_cap_metric_parse(const char *name, enum fk_cap_metric *m);
+/* The name --metric takes for m. */
+const char *fk_cap_metric_name(enum fk_cap_metric m);
+/* What c lacks for metric m ("no allocations (...)"), or NULL when it has
+ * the records m is made of. */
+const char *fk_capture_lacks(const struct fk_capture *c, enum fk_cap_metric m);
 
 struct fk_cap_fold_opts {
 	enum fk_cap_metric metric;

@@ -12,6 +12,13 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 	struct fk_capture c;
 	if (!fk_capture_load_input(in, &c, o->capture.nvtx, d))
 		return FK_INPUT_ERROR;
+	const char *lacks = o->info ? NULL : fk_capture_lacks(&c, o->metric);
+	if (lacks) {
+		fk_diag_error(d, "%s: --metric %s: this capture has %s", in->name,
+			      fk_cap_metric_name(o->metric), lacks);
+		fk_capture_free(&c);
+		return FK_INPUT_ERROR;
+	}
 	bool ok = true;
 	*capture = true;
 	if (o->info)
@@ -35,6 +42,13 @@ static enum fk_input_result load_input(struct fk_input *in, const struct fk_stac
 {
 	if (o->info && in->kind != FK_KIND_CAPTURE) {
 		fk_diag_error(d, "%s: --info reads stackcap captures, not %s", in->name,
+			      fk_input_kind_description(in->kind));
+		return FK_INPUT_ERROR;
+	}
+	bool capture_metric = o->metric != FK_METRIC_SELF_CPU && o->metric != FK_METRIC_SELF_CUDA;
+	if (o->metric_given && capture_metric && in->kind != FK_KIND_CAPTURE) {
+		fk_diag_error(d, "%s: --metric %s reads stackcap captures; the values of %s are "
+			      "what its producer wrote", in->name, fk_cap_metric_name(o->metric),
 			      fk_input_kind_description(in->kind));
 		return FK_INPUT_ERROR;
 	}

@@ -20,6 +20,11 @@ struct fk_stackfold_read {
 	bool kind_given;             /* --input: every input is this kind */
 	enum fk_input_kind kind;
 	struct fk_cap_fold_opts capture;
+	/* --metric as asked (capture.metric may differ: a table folds CPU
+	 * time first): an input without its records is an error, not an
+	 * empty result. */
+	bool metric_given;
+	enum fk_cap_metric metric;
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
 };

@@ -97,6 +97,13 @@ done
 "$SF" --table -o "$T/t.txt" "$T/rec.txt" && grep -q '^Total: 8$' "$T/t.txt"
 check "-o FILE" $?
 
+# A capture's metrics on stack text would relabel its values (us as bytes).
+for m in alloc_bytes alloc_count samples gpu_alloc_bytes; do
+	expect_stderr_contains 1 "--metric $m reads stackcap captures" \
+		"--metric $m on a torch stack file: refused, its microseconds are not $m" \
+		-- "$SF" --table --metric $m "$root/samples/torch/stacks_gelu_manual.txt"
+done
+
 # Captures: CPU time per function (cpu_shares: 60/30/10), allocations
 # (alloc_pattern: grow() 100 x 1 MiB, leak() 10 x 64 KiB). A capture that
 # stackcap fails to write fails its cases.
@@ -104,7 +111,10 @@ cs=$BUILD/samples/cpu_shares ap=$BUILD/samples/alloc_pattern
 set -- "a CPU capture: CPU columns only, no CUDA, no calls" \
 	"a CPU capture: burn holds the self time, alpha none (--by leaf)" \
 	"a CPU capture: alpha/beta/gamma_ totals near 60/30/10 %" \
-	"a CPU capture: torch's footer"
+	"a CPU capture: torch's footer" \
+	"a CPU capture, --metric self_cuda_time_total: an error naming what it lacks, not an empty fold" \
+	"a CPU capture, --table --metric self_cuda_time_total: an error, not the CPU table" \
+	"a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds"
 if [ ! -x "$cs" ] || [ ! -x "$BUILD/stackcap" ]; then
 	for c; do skip "$c" "$BUILD/stackcap or $cs is not built"; done
 elif wanted "$@"; then
@@ -121,6 +131,20 @@ elif wanted "$@"; then
 	check "a CPU capture: alpha/beta/gamma_ totals near 60/30/10 %" $?
 	"$SF" --table "$T/c.sc" | tail -1 | grep -q '^Self CPU time total: '
 	check "a CPU capture: torch's footer" $?
+	expect_stderr_contains 1 "--metric self_cuda_time_total: this capture has no GPU kernels" \
+		"a CPU capture, --metric self_cuda_time_total: an error naming what it lacks, not an empty fold" \
+		-- "$SF" --metric self_cuda_time_total "$T/c.sc"
+	begin
+	run "$SF" --table --metric self_cuda_time_total "$T/c.sc"
+	want_rc 1; want_err "this capture has no GPU kernels"
+	[ -s "$T/out" ] && problem "a table was written: $(head -c 200 "$T/out")"
+	finish "a CPU capture, --table --metric self_cuda_time_total: an error, not the CPU table"
+	begin
+	run "$SF" --metric alloc_bytes "$T/c.sc"
+	want_rc 1; want_err "no allocations (record them with stackcap --alloc)"
+	run "$SF" --metric gpu_alloc_bytes "$T/c.sc"
+	want_rc 1; want_err "this capture has no GPU allocations"
+	finish "a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds"
 fi
 set -- "an allocation capture: grow 104857600 bytes in 100 calls, leak 655360 in 10" \
 	"an allocation capture, text: torch's memory format (100.00 Mb)"
