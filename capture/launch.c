@@ -76,8 +76,30 @@ static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
 	       set_env("STACKCAP_OUTPUT", out, d);
 }
 
+/* The capture's directory must take new files before the program runs:
+ * the shim can only say "not capturing" once it is too late. */
+static bool output_writable(const struct fk_launch_opts *o, struct fk_diag *d)
+{
+	char dir[PATH_MAX];
+	const char *path = o->output ? o->output : "./";
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK) == 0)
+		return true;
+	fk_diag_error(d, "cannot write the capture %s: %s: %s (the program was not run)",
+		      o->output ? o->output : "here", dir, strerror(errno));
+	return false;
+}
+
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 {
+	if (!output_writable(o, d))
+		return FK_EXIT_USAGE;
 	char shim[PATH_MAX];
 	if (!find_shim(shim, sizeof shim)) {
 		fk_diag_error(d, "libstackcap.so not found beside %s or in ../lib/flamekit "

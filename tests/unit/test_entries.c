@@ -1,7 +1,8 @@
 /* test_entries.c - the commands' library entries, called as a test calls
  * them (no process, no argv): fk_stackfold_run on stack text, perf script
  * and the kinds it refuses, with its usage errors; fk_launch_run with a
- * missing shim and a program that cannot be run.
+ * missing shim, a program that cannot be run, and an output that cannot
+ * be written (the program must not run uncaptured).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,19 @@ static void test_launch_errors(void **state)
 	err = capture_end(&c);
 	assert_int_equal(status, 127);
 	assert_non_null(strstr(err, "/nonexistent/program: No such file or directory"));
+	free(err);
+
+	/* A capture that cannot be written: the program is not run uncaptured. */
+	const char *marker = path_of("ran");
+	char *touch[] = { "touch", (char *)marker, NULL };
+	o.argv = touch;
+	o.output = "/nonexistent/dir/x.stackcap";
+	capture_start(&c);
+	status = fk_launch_run(&o, &d);
+	err = capture_end(&c);
+	assert_int_equal(status, FK_EXIT_USAGE);
+	assert_non_null(strstr(err, "cannot write the capture /nonexistent/dir/x.stackcap"));
+	assert_int_equal(access(marker, F_OK), -1);
 	free(err);
 	unsetenv("STACKCAP_LIB");
 }
