@@ -61,7 +61,7 @@ static void usage(FILE *f)
 "      --nvtx               the NVTX ranges open on the thread (push/pop) as the\n"
 "                           root frames of each stack\n"
 "      --threads            a \"name-tid\" root frame for each thread\n"
-"      --inline             inlined functions as frames of their own\n"
+"      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
 "      --info               print each capture's summary (stackcap info) instead\n"
 "\n"

@@ -1,5 +1,5 @@
 /* fold.c - what is made of a capture: folded stacks for a metric, the
- * host heap as memory events, and the info summary (see capload.h).
+ * host heap as memory events, and the info summary (see model.h).
  */
 #include <inttypes.h>
 #include <math.h>

@@ -1,12 +1,14 @@
-/* model.c - reading a capture into struct fk_capture (see capload.h). */
+/* model.c - reading a capture into struct fk_capture (see model.h). */
 #include "analysis/capture/model.h"
 
-#include "formats/input.h"
-
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/grow.h"
+#include "formats/input.h"
 
 static char *dup_bytes(const uint8_t *p, size_t n)
 {
@@ -469,7 +471,56 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 	if (c->bad_records)
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
+	/* Whatever reads a capture says what it lacks: its answers are partial. */
+	char loss[400];
+	if (fk_capture_loss(c, loss, sizeof loss)) {
+		if (d->strict) {
+			fk_diag_error(d, "%s: incomplete capture (--strict): %s", name, loss);
+			fk_capture_free(c);
+			return false;
+		}
+		fk_diag_note(d, "%s: incomplete capture: %s", name, loss);
+	}
 	return true;
+}
+
+/* Appends "; " and a formatted part to buf at *k, when there is room. */
+static void add_part(char *buf, size_t n, int *k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_part(char *buf, size_t n, int *k, const char *fmt, ...)
+{
+	if (*k < 0 || (size_t)*k >= n)
+		return;
+	if (*k > 0)
+		*k += snprintf(buf + *k, n - (size_t)*k, "; ");
+	if (*k < 0 || (size_t)*k >= n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	*k += vsnprintf(buf + *k, n - (size_t)*k, fmt, ap);
+	va_end(ap);
+}
+
+bool fk_capture_loss(const struct fk_capture *c, char *buf, size_t n)
+{
+	const struct fk_cap_status *st = &c->status;
+	int k = 0;
+	buf[0] = 0;
+	if (!st->clean)
+		add_part(buf, n, &k, "no END chunk (the program was killed, crashed or exec'd "
+			 "without one, or is still running)");
+	if (st->damaged)
+		add_part(buf, n, &k, "%" PRIu64 " damaged chunk%s skipped (%" PRIu64 " bytes)",
+			 st->damaged, st->damaged == 1 ? "" : "s", st->skipped_bytes);
+	if (st->lost_seq)
+		add_part(buf, n, &k, "%" PRIu64 " chunk%s missing", st->lost_seq,
+			 st->lost_seq == 1 ? "" : "s");
+	if (c->dropped_samples || c->dropped_events)
+		add_part(buf, n, &k, "%" PRIu64 " samples and %" PRIu64 " events dropped (rings full)",
+			 c->dropped_samples, c->dropped_events);
+	if (c->gpu_dropped)
+		add_part(buf, n, &k, "%" PRIu64 " GPU records dropped by CUPTI", c->gpu_dropped);
+	return k != 0;
 }
 
 static bool load(const char *path, const char *name, struct fk_capture *c, struct fk_diag *d,

@@ -131,6 +131,11 @@ bool fk_capture_load_samples(const char *path, const char *name, struct fk_captu
 			     struct fk_diag *d);
 void fk_capture_free(struct fk_capture *c);
 
+/* What c lost, one line ("no END chunk (...); 2 damaged chunks skipped
+ * (4096 bytes); 12 samples and 0 events dropped (rings full)"): false, and
+ * buf empty, when nothing was. Loading reports it (an error under --strict). */
+bool fk_capture_loss(const struct fk_capture *c, char *buf, size_t n);
+
 enum fk_cap_metric {
 	FK_METRIC_SELF_CPU, /* self_cpu_time_total: us, like torch */
 	FK_METRIC_SAMPLES,

@@ -1,5 +1,5 @@
 /* nvtx.c - which NVTX ranges were open on a thread at a moment (see
- * capload.h): the thread's push/pop events replayed in time order beside
+ * model.h): the thread's push/pop events replayed in time order beside
  * the moments asked about. */
 #include <stdlib.h>
 #include <string.h>

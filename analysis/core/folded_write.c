@@ -1,4 +1,4 @@
-/* folded_write.c - folded text output (see folded.h). */
+/* folded_write.c - folded text output (see folded_write.h). */
 #include "analysis/core/folded_write.h"
 
 int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded_opts *o,

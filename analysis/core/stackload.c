@@ -1,4 +1,4 @@
-/* stackload.c - stack text files into a stacks table (see load.h).
+/* stackload.c - stack text files into a stacks table (see stackload.h).
  *
  * Large plain files are read by one thread per core. Every thread walks the
  * whole mapped file but keeps only the stacks whose hash falls in its own

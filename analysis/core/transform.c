@@ -1,4 +1,4 @@
-/* transform.c - per-unique-stack transformations (see fold.h). */
+/* transform.c - per-unique-stack transformations (see transform.h). */
 #include "analysis/core/transform.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* coalesce.c - torch's coalescing of a memory timeline (see memcoalesce.h).
+/* coalesce.c - torch's coalescing of a memory timeline (see coalesce.h).
  *
  * The rules, from torch/profiler/_memory_profiler.py: times in us as
  * int(t_ns / 1000), -1 kept for pre-existing events; a new row whenever the

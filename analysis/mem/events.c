@@ -1,4 +1,4 @@
-/* events.c - the memory event model (see memevents.h). */
+/* events.c - the memory event model (see events.h). */
 #include "analysis/mem/events.h"
 
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* load.c - reading memtimeline's inputs (see memload.h). */
+/* load.c - reading memtimeline's inputs (see load.h). */
 #include "analysis/mem/load.h"
 
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* replay.c - totals, peak and live allocations of a timeline (see memreplay.h). */
+/* replay.c - totals, peak and live allocations of a timeline (see replay.h). */
 #include "analysis/mem/replay.h"
 
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* sums.c - per-frame sums of folded stacks (see table.h). */
+/* sums.c - per-frame sums of folded stacks (see sums.h). */
 #include "analysis/table/sums.h"
 
 #include <stdlib.h>

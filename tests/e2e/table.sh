@@ -114,7 +114,9 @@ set -- "a CPU capture: CPU columns only, no CUDA, no calls" \
 	"a CPU capture: torch's footer" \
 	"a CPU capture, --metric self_cuda_time_total: an error naming what it lacks, not an empty fold" \
 	"a CPU capture, --table --metric self_cuda_time_total: an error, not the CPU table" \
-	"a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds"
+	"a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds" \
+	"a cut capture: every reader says it is incomplete, in one line" \
+	"a cut capture under --strict: an error in stackfold and memtimeline"
 if [ ! -x "$cs" ] || [ ! -x "$BUILD/stackcap" ]; then
 	for c; do skip "$c" "$BUILD/stackcap or $cs is not built"; done
 elif wanted "$@"; then
@@ -145,6 +147,26 @@ elif wanted "$@"; then
 	run "$SF" --metric gpu_alloc_bytes "$T/c.sc"
 	want_rc 1; want_err "this capture has no GPU allocations"
 	finish "a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds"
+	size=$(wc -c < "$T/c.sc")
+	head -c $((size - 40)) "$T/c.sc" > "$T/cut.sc"
+	begin
+	run "$SF" "$T/cut.sc"
+	want_rc 0; want_err "cut.sc: incomplete capture: no END chunk"
+	[ "$(grep -c 'incomplete capture' "$T/err")" = 1 ] || problem "not one line: $(stderr_head)"
+	run "$SF" --table "$T/cut.sc"
+	want_rc 0; want_err "cut.sc: incomplete capture: no END chunk"
+	run "$BUILD/memtimeline" --summary "$T/cut.sc"
+	want_err "cut.sc: incomplete capture: no END chunk"
+	run "$SF" "$T/c.sc"
+	grep -q "incomplete" "$T/err" && problem "a whole capture was called incomplete"
+	finish "a cut capture: every reader says it is incomplete, in one line"
+	begin
+	run "$SF" --strict "$T/cut.sc"
+	want_rc 1; want_err "incomplete capture (--strict)"
+	[ -s "$T/out" ] && problem "stackfold wrote output"
+	run "$BUILD/memtimeline" --strict --summary "$T/cut.sc"
+	want_rc 1; want_err "incomplete capture (--strict)"
+	finish "a cut capture under --strict: an error in stackfold and memtimeline"
 fi
 set -- "an allocation capture: grow 104857600 bytes in 100 calls, leak 655360 in 10" \
 	"an allocation capture, text: torch's memory format (100.00 Mb)"
