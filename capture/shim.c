@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,6 +538,78 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 	int rc = ((execve_fn)dlsym(RTLD_NEXT, "execvpe"))(file, argv, envp);
 	int e = errno;
 	after_failed_exec();
+	errno = e;
+	return rc;
+}
+
+/* execl, execlp and execle reach execve inside libc, past the hooks above:
+ * their lists become vectors here and go through the vector hooks. */
+static char **list_to_vector(const char *arg0, va_list ap)
+{
+	va_list count;
+	va_copy(count, ap);
+	size_t n = 0;
+	if (arg0)
+		for (n = 1; va_arg(count, char *); n++)
+			;
+	va_end(count);
+	char **argv = malloc((n + 1) * sizeof *argv);
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++) /* the rest, and the NULL that ends them */
+		argv[i] = va_arg(ap, char *);
+	return argv;
+}
+
+int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = list_to_vector(arg, ap);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = execv(path, argv);
+	int e = errno;
+	free(argv);
+	errno = e;
+	return rc;
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = list_to_vector(arg, ap);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = execvp(file, argv);
+	int e = errno;
+	free(argv);
+	errno = e;
+	return rc;
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = list_to_vector(arg, ap);
+	char *const *envp = va_arg(ap, char *const *); /* after the NULL */
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = execve(path, argv, envp);
+	int e = errno;
+	free(argv);
 	errno = e;
 	return rc;
 }

@@ -536,6 +536,26 @@ if begin "e. fork, children leaving with _exit(0): their captures end clean"; th
 	esac
 fi
 
+# A forked child that execs with execl (glibc reaches execve inside libc,
+# past the execve hook): its own capture still ends clean, and the exec'd
+# image writes FILE.<pid>.1.
+c=$T/fork_execl.cap
+if begin "e. fork, children that execl: their captures and their images' end clean"; then
+	cap "$c" -- "$P/forker" 2 40 execl
+	want_rc 0
+	want_clean "$c" "the parent"
+	kids=$(sed -n 's/^child //p' "$T/out")
+	[ "$(echo "$kids" | grep -c .)" -eq 2 ] || problem "children: '$kids', expected 2 pids"
+	for k in $kids; do
+		want_clean "$c.$k" "child $k (left by execl)"
+		want_clean "$c.$k.1" "child $k's image (/bin/true)"
+	done
+	case $problems in
+	?*) finish "e. fork, children that execl: their captures and their images' end clean: no END chunk" ;;
+	*) finish "e. fork, children that execl: their captures and their images' end clean" ;;
+	esac
+fi
+
 # ----------------------------------------------------- f. many threads --
 # 500 threads, 25 at a time, each 2 ms of CPU in tiny_work. Note: a thread
 # this short is often never hit by its CPU-clock timer (the kernel checks
