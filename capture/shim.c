@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -179,6 +180,10 @@ static struct thread_state *attach_thread(void)
 static void detach_thread(void *arg)
 {
 	struct thread_state *ts = arg;
+	/* Read before it is gone: a thread the writer has not named yet would
+	 * have no name once /proc/self/task/TID is. */
+	if (prctl(PR_GET_NAME, ts->exit_name) != 0)
+		ts->exit_name[0] = 0;
 	if (ts->has_timer)
 		timer_delete(ts->timer);
 	ts->has_timer = false;

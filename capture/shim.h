@@ -83,6 +83,7 @@ struct thread_state {
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 	bool named;                /* the writer has recorded its name */
+	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
 };

@@ -171,20 +171,31 @@ static void on_record(void *ctx, const struct ring_record *rec)
 	}
 }
 
-static void thread_name(struct cycle *c, pid_t tid)
+/* A live thread's name from /proc; an exited one's as it left (the
+ * detaching thread wrote it before it set dead, so a thread that exits
+ * while /proc is read is still named). */
+static void thread_name(struct cycle *c, const struct thread_state *ts)
 {
 	char path[64], name[64] = "";
-	snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, name, sizeof name - 1);
-		close(fd);
-		if (n > 0) {
-			name[n] = 0;
-			name[strcspn(name, "\n")] = 0;
+	bool read_it = false;
+	if (!atomic_load(&ts->dead)) {
+		snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)ts->tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = read(fd, name, sizeof name - 1);
+			close(fd);
+			if (n > 0) {
+				name[n] = 0;
+				name[strcspn(name, "\n")] = 0;
+				read_it = true;
+			}
 		}
 	}
-	fk_cap_put_uvarint(&c->threads, (uint64_t)tid);
+	if (!read_it && atomic_load(&ts->dead)) {
+		memcpy(name, ts->exit_name, sizeof ts->exit_name);
+		name[sizeof ts->exit_name - 1] = 0;
+	}
+	fk_cap_put_uvarint(&c->threads, (uint64_t)ts->tid);
 	fk_cap_put_string(&c->threads, name, strlen(name));
 }
 
@@ -310,7 +321,7 @@ static void cycle(bool final)
 		bool dead = atomic_load(&ts->dead);
 		c.ts = ts;
 		if (!ts->named) {
-			thread_name(&c, ts->tid);
+			thread_name(&c, ts);
 			ts->named = true;
 		}
 		ring_drain(&ts->samples, on_record, &c);

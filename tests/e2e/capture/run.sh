@@ -561,7 +561,8 @@ fi
 # this short is often never hit by its CPU-clock timer (the kernel checks
 # those timers at its tick), so the samples stand for much less than the
 # 1000 ms the threads used; only their presence is checked, and the
-# figure is printed.
+# figure is printed. Every thread has its name, also those that exited
+# before the writer read /proc for it.
 c=$T/threads.cap
 if begin "f. 500 short-lived threads: clean, 501 threads named, tiny_work sampled (us of ~1000000 us)"; then
 	cap "$c" -- "$P/threads" 500 25 2
@@ -572,6 +573,10 @@ if begin "f. 500 short-lived threads: clean, 501 threads named, tiny_work sample
 	grep -q '^lost: *0 samples and 0 events dropped' "$T/info" || problem "info: $(grep '^lost' "$T/info")"
 	want_fold "$c" "$T/threads.txt" "stackfold"
 	has "$T/threads.txt" tiny_work || problem "no tiny_work samples"
+	# A thread gone before the writer saw it keeps the name it left with.
+	"$SF" -q --threads --metric samples "$c" > "$T/threads_named.txt" 2> /dev/null
+	unnamed=$(grep -c '^-[0-9]' "$T/threads_named.txt")
+	[ "$unnamed" = 0 ] || problem "$unnamed stacks of threads with no name"
 	total=$(folded total "$T/threads.txt" 2>/dev/null)
 	finish "f. 500 short-lived threads: clean, 501 threads named, tiny_work sampled (${total:-?} us of ~1000000 us)"
 fi
