@@ -146,19 +146,32 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem $(BUILD)/bench-gencap
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
 
-# Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes.
+# Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes, in
+# memory. Each harness starts from committed seeds (copied: libFuzzer adds
+# what it finds to its first corpus directory) and prints its execs/s.
 FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES := stacks capture chunks
+FUZZ_SEEDS_stacks := tests/e2e/data/*.txt samples/torch/stacks_gelu_fused.txt
+FUZZ_SEEDS_capture := tests/fuzz/corpus/capture/* samples/torch/memory_documented_example.raw.json \
+		      samples/perf/cpu_shares.perf.txt tests/e2e/perf/*.perf.txt
+FUZZ_SEEDS_chunks := tests/fuzz/corpus/chunks/*
 fuzz:
 	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
-	for h in stacks capture; do \
+	@for h in $(FUZZ_HARNESSES); do \
 	  clang -std=c11 -D_GNU_SOURCE -I. -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
 		tests/fuzz/fuzz_$$h.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_$$h || exit 1; \
 	done
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-capture && \
-	cp samples/torch/*.txt tests/e2e/data/*.txt build-fuzz/corpus/ 2>/dev/null; \
-	cp samples/torch/*.raw.json* out/*.stackcap build-fuzz/corpus-capture/ 2>/dev/null; \
-	build-fuzz/fuzz_stacks -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus && \
-	build-fuzz/fuzz_capture -max_total_time=$(FUZZ_SECONDS) -max_len=262144 build-fuzz/corpus-capture
+	@set -e; \
+	$(foreach h,$(FUZZ_HARNESSES),rm -rf build-fuzz/corpus-$(h); mkdir -p build-fuzz/corpus-$(h); \
+	  cp $(FUZZ_SEEDS_$(h)) build-fuzz/corpus-$(h)/;) \
+	for h in $(FUZZ_HARNESSES); do \
+	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix=build-fuzz/$$h- \
+		build-fuzz/corpus-$$h > build-fuzz/fuzz_$$h.log 2>&1 || { tail -60 build-fuzz/fuzz_$$h.log; exit 1; }; \
+	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' build-fuzz/fuzz_$$h.log | \
+		sed "s/^/fuzz: $$h: /"; \
+	done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -167,7 +180,7 @@ install: all
 	install -m 755 $(BUILD)/libstackcap.so $(DESTDIR)$(PREFIX)/lib/flamekit/
 
 clean:
-	rm -rf build build-san out
+	rm -rf build build-san build-fuzz out
 
 # Installs what is missing, and only that. Not root: print the command.
 deps:

@@ -85,6 +85,8 @@ static bool looks_like_perf(const char *p, const char *end)
 
 enum fk_input_kind fk_detect(const char *p, size_t n)
 {
+	if (n == 0) /* p may be NULL then */
+		return FK_KIND_STACKS;
 	if (n >= 8 && memcmp(p, FK_CAP_MAGIC, 8) == 0)
 		return FK_KIND_CAPTURE;
 	enum fk_input_kind k = json_kind(p, p + n);

@@ -18,12 +18,19 @@ static unsigned shown_limit(const struct fk_diag *d)
 void fk_diag_defer(struct fk_diag *worker, const struct fk_diag *d)
 {
 	*worker = (struct fk_diag){ .prog = d->prog, .max_shown = d->max_shown,
-				    .strict = d->strict, .quiet = d->quiet, .deferred = true };
+				    .strict = d->strict, .quiet = d->quiet, .deferred = true,
+				    .out = d->out };
 }
 
-static void print_line(const char *file, uint64_t line, const char *why)
+/* Where messages go: stderr unless the caller chose another stream. */
+static FILE *out(const struct fk_diag *d)
 {
-	fprintf(stderr, "%s:%llu: %s\n", file, (unsigned long long)line, why);
+	return d->out ? d->out : stderr;
+}
+
+static void print_line(const struct fk_diag *d, const char *file, uint64_t line, const char *why)
+{
+	fprintf(out(d), "%s:%llu: %s\n", file, (unsigned long long)line, why);
 }
 
 bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char *file,
@@ -32,7 +39,7 @@ bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char 
 	for (unsigned i = 0; i < worker->nheld; i++) {
 		d->bad_lines++;
 		if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d)))
-			print_line(file, worker->held[i].line + line_offset, worker->held[i].why);
+			print_line(d, file, worker->held[i].line + line_offset, worker->held[i].why);
 		if (d->strict)
 			return false;
 	}
@@ -58,9 +65,9 @@ bool fk_diag_line(struct fk_diag *d, const char *file, uint64_t line,
 	if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d))) {
 		va_list ap;
 		va_start(ap, fmt);
-		fprintf(stderr, "%s:%llu: ", file, (unsigned long long)line);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		fprintf(out(d), "%s:%llu: ", file, (unsigned long long)line);
+		vfprintf(out(d), fmt, ap);
+		fputc('\n', out(d));
 		va_end(ap);
 	}
 	return !d->strict;
@@ -71,27 +78,27 @@ void fk_diag_summary(const struct fk_diag *d)
 	if (d->quiet || d->bad_lines == 0 || d->strict)
 		return;
 	uint64_t hidden = d->bad_lines > shown_limit(d) ? d->bad_lines - shown_limit(d) : 0;
-	fprintf(stderr, "%s: %llu bad line%s skipped", d->prog,
+	fprintf(out(d), "%s: %llu bad line%s skipped", d->prog,
 		(unsigned long long)d->bad_lines, d->bad_lines == 1 ? "" : "s");
 	if (hidden)
-		fprintf(stderr, " (%llu not shown)", (unsigned long long)hidden);
-	fputc('\n', stderr);
+		fprintf(out(d), " (%llu not shown)", (unsigned long long)hidden);
+	fputc('\n', out(d));
 }
 
-/* One line on stderr: "prog: " (when prog is not NULL), the message. */
-static void say(const char *prog, const char *fmt, va_list ap)
+/* One line: "prog: " (when prog is not NULL), the message. */
+static void say(const struct fk_diag *d, const char *prog, const char *fmt, va_list ap)
 {
 	if (prog)
-		fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+		fprintf(out(d), "%s: ", prog);
+	vfprintf(out(d), fmt, ap);
+	fputc('\n', out(d));
 }
 
 void fk_diag_error(const struct fk_diag *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say(d->prog, fmt, ap);
+	say(d, d->prog, fmt, ap);
 	va_end(ap);
 }
 
@@ -101,7 +108,7 @@ void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	say(d->prog, fmt, ap);
+	say(d, d->prog, fmt, ap);
 	va_end(ap);
 }
 
@@ -111,19 +118,18 @@ void fk_diag_note_as_is(const struct fk_diag *d, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	say(NULL, fmt, ap);
+	say(d, NULL, fmt, ap);
 	va_end(ap);
 }
 
 void fk_diag_progress(const struct fk_diag *d, const char *name, unsigned percent)
 {
-	fprintf(stderr, "\r%s: %s: %u%%", d->prog, name, percent);
+	fprintf(out(d), "\r%s: %s: %u%%", d->prog, name, percent);
 }
 
 void fk_diag_progress_end(const struct fk_diag *d)
 {
-	(void)d;
-	fputs("\r\033[K", stderr);
+	fputs("\r\033[K", out(d));
 }
 
 bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
@@ -132,7 +138,7 @@ bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 	if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d))) {
 		va_list ap;
 		va_start(ap, fmt);
-		say(NULL, fmt, ap);
+		say(d, NULL, fmt, ap);
 		va_end(ap);
 	}
 	return !d->strict;
@@ -140,9 +146,8 @@ bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
 
 void fk_diag_error_at(const struct fk_diag *d, const char *fmt, ...)
 {
-	(void)d;
 	va_list ap;
 	va_start(ap, fmt);
-	say(NULL, fmt, ap);
+	say(d, NULL, fmt, ap);
 	va_end(ap);
 }

@@ -1,7 +1,8 @@
-/* diag.h - reporting bad input lines: the first few in full, then a count.
+/* diag.h - the one sink of the library's messages: bad input lines (the
+ * first few in full, then a count), errors, notes and progress.
  *
- * Owns: struct fk_diag, one per command run. Messages go to stderr as
- * "file:line: reason". In strict mode the first bad line is fatal: the
+ * Owns: struct fk_diag, one per command run. Messages go to stderr (or to
+ * out, when set: tests, fuzzing) as "file:line: reason". In strict mode the first bad line is fatal: the
  * caller sees fk_diag_line() return false and stops. Not thread-safe.
  * Also the exit statuses (FK_EXIT_*) that what reports through it returns.
  */
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FK_DIAG_MAX_SHOWN 5
 
@@ -31,6 +33,7 @@ struct fk_diag {
 	bool strict;        /* first bad line is an error */
 	bool quiet;         /* count, print nothing (tests, --quiet) */
 	bool deferred;      /* hold messages instead of printing them */
+	FILE *out;          /* where messages go; NULL: stderr (the one sink) */
 	uint64_t bad_lines;
 	struct fk_diag_held held[FK_DIAG_MAX_SHOWN];
 	unsigned nheld;

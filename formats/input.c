@@ -183,7 +183,9 @@ static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 struct fk_input_stream {
 	int fd;
 	bool own_fd;
-	const unsigned char *raw_map; /* the whole file when it could be mapped */
+	const unsigned char *raw_map; /* the whole file when it could be mapped, or
+					 the caller's buffer */
+	bool unmap;                   /* raw_map is our mapping */
 	size_t raw_len, raw_pos;
 	unsigned char *buf;           /* read() buffer otherwise */
 	bool eof;
@@ -327,15 +329,98 @@ static bool fill_peek(struct fk_input *in, struct fk_diag *d)
 	return true;
 }
 
-bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d)
+/* Reads the first raw bytes of a stream for the gzip magic (a pipe may
+ * give one at a time); *head and *len then hold them. */
+static bool read_head(struct fk_input *in, const unsigned char **head, size_t *len,
+		      struct fk_diag *d)
 {
-	*in = (struct fk_input){ .path = path, .name = fk_input_display_name(path) };
-	struct fk_input_stream *s = calloc(1, sizeof *s);
-	if (!s) {
+	struct fk_input_stream *s = in->s;
+	if (!(s->buf = malloc(READ_CHUNK))) {
 		fk_diag_error(d, "%s: out of memory", in->name);
 		return false;
 	}
-	in->s = s;
+	size_t got = 0;
+	while (got < 2 && !s->eof) {
+		ssize_t n = read(s->fd, s->buf + got, READ_CHUNK - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fk_diag_error(d, "%s: read error: %s", in->name, strerror(errno));
+			return false;
+		}
+		s->eof = n == 0;
+		got += (size_t)n;
+	}
+	*head = s->buf;
+	*len = got;
+	return true;
+}
+
+/* With the raw bytes in place (mapped whole, or their head read): gzip or
+ * not, the peek, the kind. */
+static bool start(struct fk_input *in, struct fk_diag *d)
+{
+	struct fk_input_stream *s = in->s;
+	const unsigned char *head = s->raw_map;
+	size_t head_len = s->raw_len;
+	if (!head && !read_head(in, &head, &head_len, d))
+		return false;
+	in->gzip = head_len >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+	if (in->gzip) {
+		if (!(s->zout = malloc(READ_CHUNK)) || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+			fk_diag_error(d, "%s: cannot start zlib", in->name);
+			return false;
+		}
+		s->z_started = true;
+		if (!s->raw_map) { /* the bytes read for the magic go in first */
+			s->z.next_in = s->buf;
+			s->z.avail_in = (unsigned)head_len;
+		}
+	} else if (s->unmap) { /* our mapping; a caller's buffer is read as a stream,
+				  so no page of it is ever handed back */
+		in->map = (const char *)s->raw_map;
+		in->map_len = s->raw_len;
+	}
+	if (in->map) {
+		in->peek = in->map;
+		in->peek_len = in->map_len;
+		s->peek_taken = true;
+		s->after_peek = PULL_END;
+	} else {
+		/* Bytes read for the magic start the peek. */
+		if (!in->gzip && !s->raw_map && head_len > 0) {
+			if (!(s->peek = malloc(head_len))) {
+				fk_diag_error(d, "%s: out of memory", in->name);
+				return false;
+			}
+			memcpy(s->peek, head, head_len);
+			s->peek_len = head_len;
+		}
+		if (!fill_peek(in, d))
+			return false;
+		in->peek = s->peek;
+		in->peek_len = s->peek_len;
+	}
+	in->kind = fk_detect(in->peek, in->peek_len < FK_DETECT_PEEK ? in->peek_len : FK_DETECT_PEEK);
+	return true;
+}
+
+static bool new_stream(struct fk_input *in, struct fk_diag *d)
+{
+	in->s = calloc(1, sizeof *in->s);
+	if (!in->s)
+		fk_diag_error(d, "%s: out of memory", in->name);
+	else
+		in->s->fd = -1;
+	return in->s != NULL;
+}
+
+bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d)
+{
+	*in = (struct fk_input){ .path = path, .name = fk_input_display_name(path) };
+	if (!new_stream(in, d))
+		return false;
+	struct fk_input_stream *s = in->s;
 	bool is_stdin = strcmp(path, "-") == 0;
 	s->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	s->own_fd = !is_stdin && s->fd >= 0;
@@ -355,69 +440,28 @@ bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d)
 		if (m != MAP_FAILED) {
 			s->raw_map = m;
 			s->raw_len = (size_t)st.st_size;
+			s->unmap = true;
 			madvise(m, s->raw_len, MADV_SEQUENTIAL);
 		}
 	}
-	if (!s->raw_map && !(s->buf = malloc(READ_CHUNK))) {
-		fk_diag_error(d, "%s: out of memory", in->name);
-		goto fail;
-	}
-	/* The gzip magic: the first two raw bytes (a pipe may give one at a time). */
-	const unsigned char *head = s->raw_map;
-	size_t head_len = s->raw_len;
-	if (!head) {
-		size_t got = 0;
-		while (got < 2 && !s->eof) {
-			ssize_t n = read(s->fd, s->buf + got, READ_CHUNK - got);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				fk_diag_error(d, "%s: read error: %s", in->name, strerror(errno));
-				goto fail;
-			}
-			s->eof = n == 0;
-			got += (size_t)n;
-		}
-		head = s->buf;
-		head_len = got;
-	}
-	in->gzip = head_len >= 2 && head[0] == 0x1f && head[1] == 0x8b;
-	if (in->gzip) {
-		if (!(s->zout = malloc(READ_CHUNK)) || inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
-			fk_diag_error(d, "%s: cannot start zlib", in->name);
-			goto fail;
-		}
-		s->z_started = true;
-		if (!s->raw_map) { /* the bytes read for the magic go in first */
-			s->z.next_in = s->buf;
-			s->z.avail_in = (unsigned)head_len;
-		}
-	} else if (s->raw_map) {
-		in->map = (const char *)s->raw_map;
-		in->map_len = s->raw_len;
-	}
-	if (in->map) {
-		in->peek = in->map;
-		in->peek_len = in->map_len;
-		s->peek_taken = true;
-		s->after_peek = PULL_END;
-	} else {
-		if (!in->gzip && head_len > 0) { /* plain stream: the magic bytes start the peek */
-			if (!(s->peek = malloc(head_len))) {
-				fk_diag_error(d, "%s: out of memory", in->name);
-				goto fail;
-			}
-			memcpy(s->peek, head, head_len);
-			s->peek_len = head_len;
-		}
-		if (!fill_peek(in, d))
-			goto fail;
-		in->peek = s->peek;
-		in->peek_len = s->peek_len;
-	}
-	in->kind = fk_detect(in->peek, in->peek_len < FK_DETECT_PEEK ? in->peek_len : FK_DETECT_PEEK);
-	return true;
+	if (start(in, d))
+		return true;
 fail:
+	fk_input_close(in);
+	return false;
+}
+
+bool fk_input_open_memory(struct fk_input *in, const char *name, const void *data, size_t n,
+			  struct fk_diag *d)
+{
+	*in = (struct fk_input){ .path = name, .name = name };
+	if (!new_stream(in, d))
+		return false;
+	in->s->raw_map = n ? data : NULL;
+	in->s->raw_len = n;
+	in->s->eof = true; /* an empty buffer reads as an empty stream */
+	if (start(in, d))
+		return true;
 	fk_input_close(in);
 	return false;
 }
@@ -428,7 +472,7 @@ void fk_input_close(struct fk_input *in)
 	if (s) {
 		if (s->z_started)
 			inflateEnd(&s->z);
-		if (s->raw_map)
+		if (s->unmap)
 			munmap((void *)s->raw_map, s->raw_len);
 		if (s->own_fd)
 			close(s->fd);

@@ -54,6 +54,11 @@ struct fk_input {
  * through d ("name: No such file or directory", "name: is a directory",
  * read and gzip errors found while peeking), when it cannot be read. */
 bool fk_input_open(struct fk_input *in, const char *path, struct fk_diag *d);
+/* The same over n bytes at data (borrowed: they must outlive the input),
+ * for tests and fuzzing harnesses; gzip data is inflated as from a file.
+ * The bytes are read as a stream (map stays NULL). */
+bool fk_input_open_memory(struct fk_input *in, const char *name, const void *data, size_t n,
+			  struct fk_diag *d);
 void fk_input_close(struct fk_input *in);
 
 /* The whole input, from its first byte, as lines or as blocks. */

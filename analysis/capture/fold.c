@@ -458,7 +458,7 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		/* Same order as when[]: sort the samples alike, by (tid, t). */
 		struct fk_cap_sample *raw = ok ? malloc((c->nraw ? c->nraw : 1) * sizeof *raw) : NULL;
 		ok = ok && raw;
-		if (ok) {
+		if (ok && c->nraw) { /* c->raw is NULL without samples */
 			memcpy(raw, c->raw, c->nraw * sizeof *raw);
 			qsort(raw, c->nraw, sizeof *raw, sample_by_thread_time);
 		}

@@ -265,9 +265,18 @@ static bool modules(struct fk_capture *c, struct fk_cap_cursor *k)
 	return !k->bad;
 }
 
-static bool stacks(struct fk_capture *c, struct fk_cap_cursor *k, size_t *node_cap)
+/* A chunk holds at most this many nodes (each is two varints, 2+ bytes). */
+#define NODES_PER_CHUNK_MAX (FK_CAP_CHUNK_MAX / 2)
+
+/* Nodes continue where the last STACKS chunk stopped: a chunk may start
+ * further on only by what the chunks lost before it could have defined
+ * (lost: how many), so a damaged id cannot make the tables huge. */
+static bool stacks(struct fk_capture *c, struct fk_cap_cursor *k, size_t *node_cap, uint64_t lost)
 {
 	uint64_t id = fk_cap_get_uvarint(k);
+	uint64_t first = c->nnodes ? c->nnodes : 1;
+	if (id > first && id - first > lost * NODES_PER_CHUNK_MAX)
+		return false;
 	while (fk_cap_more(k) && id > 0 && id < UINT32_MAX) {
 		uint64_t parent = fk_cap_get_uvarint(k), ip = fk_cap_get_uvarint(k);
 		if (k->bad || parent >= id)
@@ -412,19 +421,21 @@ struct load_ctx {
 	struct fk_capture *c;
 	size_t node_cap;
 	bool nomem;
+	uint64_t next_seq;     /* the sequence number the next chunk should have */
 };
 
 static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, size_t n)
 {
-	(void)seq;
 	struct load_ctx *l = ctx;
+	uint64_t lost = seq > l->next_seq ? seq - l->next_seq : 0; /* chunks missing before this */
+	l->next_seq = seq + 1;
 	struct fk_capture *c = l->c;
 	struct fk_cap_cursor k = { p, p + n, false };
 	bool ok = true;
 	switch (type) {
 	case FK_CAP_META: ok = meta(c, &k); break;
 	case FK_CAP_MODULES: ok = modules(c, &k); break;
-	case FK_CAP_STACKS: ok = stacks(c, &k, &l->node_cap); break;
+	case FK_CAP_STACKS: ok = stacks(c, &k, &l->node_cap, lost); break;
 	case FK_CAP_THREADS: ok = threads(c, &k); break;
 	case FK_CAP_SAMPLES: ok = samples(c, &k); break;
 	case FK_CAP_ALLOCS: ok = allocs(c, &k); break;
@@ -463,7 +474,7 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 	const char *name = in->name;
 	memset(c, 0, sizeof *c);
 	c->keep_samples = keep_samples;
-	struct load_ctx l = { c, 0, false };
+	struct load_ctx l = { .c = c };
 	if (!fk_cap_read_input(in, &c->hdr, on_chunk, &l, &c->status, d))
 		return false;
 	if (!c->real_minus_mono)

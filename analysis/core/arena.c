@@ -1,9 +1,13 @@
 /* arena.c - chunked bump allocator (see arena.h). */
 #include "analysis/core/arena.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Chunks grow from small to large: a small input (and every fuzzing run)
+ * costs little, a large one makes few chunks. */
+#define FIRST_CHUNK ((size_t)16 << 10)
 #define CHUNK_SIZE ((size_t)1 << 20)
 #define ALIGN 8
 
@@ -16,19 +20,22 @@ void *fk_arena_alloc(struct fk_arena *a, size_t n)
 {
 	n = n ? (n + ALIGN - 1) & ~(size_t)(ALIGN - 1) : ALIGN; /* never NULL for 0 */
 	if (n > a->left) {
+		size_t chunk = a->next_chunk ? a->next_chunk : FIRST_CHUNK;
 		/* Big requests get a chunk of their own so the current one is kept. */
-		size_t size = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+		bool own = n > chunk / 4;
+		size_t size = own ? n : chunk;
 		struct fk_arena_chunk *c = malloc(sizeof *c + size);
 		if (!c)
 			return NULL;
 		c->next = a->chunks;
 		a->chunks = c;
-		if (size != CHUNK_SIZE) {
+		if (own) {
 			a->bytes += n;
 			return c->data;
 		}
 		a->cur = c->data;
 		a->left = size;
+		a->next_chunk = chunk < CHUNK_SIZE ? chunk * 2 : CHUNK_SIZE;
 	}
 	void *p = a->cur;
 	a->cur += n;

@@ -15,6 +15,7 @@ struct fk_arena {
 	char *cur;
 	size_t left;
 	size_t bytes; /* handed out, for memory reports */
+	size_t next_chunk; /* the size of the next chunk (0: the first) */
 };
 
 /* NULL when out of memory. n may be 0. */

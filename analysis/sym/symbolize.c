@@ -307,6 +307,8 @@ static void prepare_vdso(struct fk_symbolizer *s, struct mod *m)
 static void prepare(struct fk_symbolizer *s, struct mod *m)
 {
 	m->state = MOD_NAMELESS;
+	if (s->flags & FK_SYM_NO_FILES)
+		return; /* "module+0x...", as asked: no file is opened */
 	if (m->vdso) {
 		prepare_vdso(s, m); /* no file to miss: no warning */
 		return;

@@ -61,6 +61,8 @@ struct fk_sym_module {
 enum {
 	FK_SYM_INLINE = 1, /* expand inlined frames */
 	FK_SYM_LINES = 2,  /* append " (file:line)" */
+	FK_SYM_NO_FILES = 4, /* open no file: every frame "basename+0x..." (fuzzing,
+				and a capture's addresses as they are) */
 };
 
 /* The annotation appended to inlined frames (flamegraph.pl's). */

@@ -741,6 +741,49 @@ static void test_open(void **state)
 	assert_false(fk_input_open(&in, tmpdir, &d));
 }
 
+/* A caller's buffer: read as a stream (never mapped, so never released),
+ * gzip inflated, the kind sniffed, every byte read once. */
+static void test_open_memory(void **state)
+{
+	(void)state;
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	struct fk_input in;
+	static const char perf[] = "prog 1 1.0: 1 cycles:\n\t401000 main (/bin/prog)\n\n";
+	assert_true(fk_input_open_memory(&in, "buf", perf, sizeof perf - 1, &d));
+	assert_null(in.map);
+	assert_false(in.gzip);
+	assert_int_equal(in.kind, FK_KIND_PERF);
+	struct collect c = { 0 };
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, 3);
+	collect_free(&c);
+	fk_input_close(&in);
+
+	const char *g = path_of("mem.gz");
+	write_gz(g, "wb", "a;b 1\nc 2\n", 10);
+	FILE *f = fopen(g, "rb");
+	assert_non_null(f);
+	char gz[256];
+	size_t n = fread(gz, 1, sizeof gz, f);
+	fclose(f);
+	assert_true(fk_input_open_memory(&in, "buf.gz", gz, n, &d));
+	assert_true(in.gzip);
+	assert_int_equal(in.kind, FK_KIND_STACKS);
+	memset(&c, 0, sizeof c);
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, 2);
+	collect_free(&c);
+	fk_input_close(&in);
+
+	assert_true(fk_input_open_memory(&in, "empty", "", 0, &d));
+	assert_int_equal(in.peek_len, 0);
+	memset(&c, 0, sizeof c);
+	assert_int_equal(fk_input_read_lines(&in, on_line, &c, &d), FK_INPUT_OK);
+	assert_int_equal(c.count, 0);
+	fk_input_close(&in);
+}
+
 /* What each kind's first bytes are taken for. */
 static void test_detect(void **state)
 {
@@ -961,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_buffer_lines),
 		cmocka_unit_test(test_open),
+		cmocka_unit_test(test_open_memory),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_pipe_kinds),
 		cmocka_unit_test(test_display_name),
