@@ -9,12 +9,12 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
-#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/sym/demangle.h"
 #include "analysis/sym/dwunits.h"
 #include "formats/bsearch.h"
 #include "formats/grow.h"
@@ -260,24 +260,17 @@ static bool unmangled_language(Dwarf_Die *die)
 	}
 }
 
-/* bfd_demangle with DMGL_PARAMS | DMGL_ANSI: leading dots and dollars and
- * an "@suffix" are set aside while the rest is demangled. */
+/* Names as addr2line -C prints them: bfd_demangle with DMGL_PARAMS |
+ * DMGL_ANSI. */
 static void put_name(FILE *out, const char *name)
 {
 	if (!name || !*name) {
 		fputs("??", out);
 		return;
 	}
-	size_t pre = strspn(name, ".$");
-	const char *at = strchr(name + pre, '@');
-	char *core = strndup(name + pre, at ? (size_t)(at - name - pre) : strlen(name + pre));
-	char *plain = core ? cplus_demangle(core, DMGL_PARAMS | DMGL_ANSI) : NULL;
-	if (plain)
-		fprintf(out, "%.*s%s%s", (int)pre, name, plain, at ? at : "");
-	else
-		fputs(name, out);
+	char *plain = fk_demangle(name, strlen(name), FK_DEMANGLE_FULL);
+	fputs(plain ? plain : name, out);
 	free(plain);
-	free(core);
 }
 
 static void put_place(FILE *out, const char *file, int line, unsigned discriminator)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "analysis/core/arena.h"
+#include "analysis/sym/demangle.h"
 #include "analysis/sym/dwunits.h"
 #include "analysis/core/strtab.h"
 #include "formats/bsearch.h"
@@ -116,6 +117,18 @@ static void put_offset(struct text *t, const char *base, uint64_t off)
 	char hex[24];
 	puts_(t, base);
 	put(t, hex, (size_t)snprintf(hex, sizeof hex, "+0x%" PRIx64, off));
+}
+
+/* A function's name, demangled to its name alone where it is mangled
+ * (C++, Rust): what perf shows and stackcollapse-perf.pl keeps of it. */
+static void put_name(struct text *t, const char *name, size_t len)
+{
+	char *plain = fk_demangle(name, len, FK_DEMANGLE_NAME);
+	if (plain)
+		puts_(t, plain);
+	else
+		put(t, name, len);
+	free(plain);
 }
 
 /* " (file:line)", file as its basename. */
@@ -479,11 +492,11 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 		fk_dw_call_site(&scopes[ninl - 1], &file, &line);
 	else if (lines && have_cu)
 		fk_dw_src_line(&cu, pc - bias, &file, &line);
-	if (fname) {
+	if (fname && *fname) {
 		/* "clock_gettime@@GLIBC_2.17" in a .symtab is "clock_gettime" in
 		 * .dynsym: the same name whether debug info is installed or not. */
 		const char *at = strchr(fname + 1, '@');
-		put(t, fname, at ? (size_t)(at - fname) : strlen(fname));
+		put_name(t, fname, at ? (size_t)(at - fname) : strlen(fname));
 	} else
 		put_offset(t, m->base, ip - m->bias);
 	if (lines)
@@ -492,7 +505,10 @@ static void name_frames(struct fk_symbolizer *s, struct mod *m, uint64_t ip, uin
 
 	for (int j = inl ? ninl - 1 : -1; j >= 0; j--) {
 		const char *n = fk_dw_name(&scopes[j], NULL);
-		puts_(t, n && *n ? n : "[unknown]");
+		if (n && *n)
+			put_name(t, n, strlen(n));
+		else
+			puts_(t, "[unknown]");
 		if (lines) {
 			if (j > 0)
 				fk_dw_call_site(&scopes[j - 1], &file, &line);

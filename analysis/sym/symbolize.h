@@ -14,12 +14,20 @@
  *                           containing the address, without its version
  *                           ("@@GLIBC_2.17"); of aliases, the global one
  *                           with the plainest name ("malloc", not
- *                           "__libc_malloc"); C++ names stay mangled.
- *                           Without a symbol, the DWARF subprogram's name
+ *                           "__libc_malloc"). Without a symbol, the DWARF
+ *                           subprogram's name (linkage name when there is
+ *                           one). Mangled names (C++, Rust) are demangled
+ *                           to the function's name without its argument
+ *                           list, "Box<int>::make" (fk_demangle's
+ *                           FK_DEMANGLE_NAME: perf's default, and what
+ *                           stackcollapse-perf.pl keeps); names that are not
+ *                           mangled or fail to demangle stay as they are
  *   func (file.c:12)        with FK_SYM_LINES: the source file's basename and
  *                           line; left out when DWARF has no line there
  *   inl_[i]                 with FK_SYM_INLINE, each inlined frame: the
- *   inl (file.c:12)_[i]     DWARF name (linkage name when there is one) and
+ *   inl (file.c:12)_[i]     DWARF name (linkage name when there is one,
+ *                           demangled as above, so it reads as the same
+ *                           function does when it is not inlined) and
  *                           flamegraph.pl's inline annotation, which
  *                           flamegraph colours aqua and strips from labels
  *   libfoo.so+0x1a2b        the address is in a module but has no name, or

@@ -6,7 +6,9 @@
  * static functions with file:line, return addresses (ip - 1), inlined frames
  * outermost first, libc, the vdso, modules whose file is missing, not ELF or
  * of another build (one warning, "+0x" frames), addresses in no module, the
- * cache (same texts, same pointers) and odd module lists.
+ * cache (same texts, same pointers) and odd module lists; C++ names
+ * demangled (functions of this C file given mangled symbol names) and the
+ * demangler (analysis/sym/demangle.h) on its own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,7 @@
 #include <link.h>
 #include <unistd.h>
 
+#include "analysis/sym/demangle.h"
 #include "analysis/sym/symbolize.h"
 
 /* ---- what the code under test looks at ----------------------------------- */
@@ -78,6 +81,37 @@ static __attribute__((noinline)) void sym_outer(void)
 }
 
 static int (*volatile target_ptr)(int) = sym_target;
+
+/* C functions under mangled C++ names: the symbol table holds the mangled
+ * name, and DWARF gives it as the linkage name (a global function with an
+ * asm label), as it would for Box<std::vector<int>>::make(unsigned long) and
+ * Box::helper(int) compiled from C++. */
+static void *volatile g_cxx_ret;   /* a return address inside cxx_helper, inlined into cxx_make */
+static volatile int g_cxx_line, g_cxx_call_line;
+
+void cxx_helper(void) __asm__("_ZN3Box6helperEi");
+inline __attribute__((always_inline)) void cxx_helper(void)
+{
+	g_cxx_line = __LINE__; g_cxx_ret = return_address();
+}
+
+void cxx_make(void) __asm__("_ZN3BoxISt6vectorIiSaIiEEE4makeEm");
+__attribute__((noinline)) void cxx_make(void)
+{
+	g_cxx_call_line = __LINE__; cxx_helper();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A name that looks mangled but is not: kept as it is. */
+int not_mangled(int x) __asm__("_Z_not_a_mangled_name");
+__attribute__((noinline)) int not_mangled(int x)
+{
+	__asm__ volatile("");
+	return x + 2;
+}
+
+static void (*volatile cxx_make_ptr)(void) = cxx_make;
+static int (*volatile not_mangled_ptr)(int) = not_mangled;
 
 /* ---- the recorder (what the capture shim does) ---------------------------- */
 
@@ -425,6 +459,83 @@ static void test_wrong_files(void **state)
 	fk_sym_close(s);
 }
 
+#define BOX_MAKE "Box<std::vector<int, std::allocator<int> > >::make"
+
+static void test_demangled(void **state)
+{
+	cxx_make_ptr();
+	(void)not_mangled_ptr(1);
+	struct fk_symbolizer *s = fk_sym_open(g_mods, g_nmods, 0, NULL, NULL);
+	assert_non_null(s);
+	/* The symbol's name, demangled without its argument list. */
+	struct frames f = sym(s, (const void *)cxx_make_ptr, false);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.text[0], BOX_MAKE);
+	f = sym(s, g_cxx_ret, true);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.text[0], BOX_MAKE);
+	f = sym(s, (const void *)not_mangled_ptr, false);
+	assert_string_equal(f.text[0], "_Z_not_a_mangled_name");
+	fk_sym_close(s);
+
+	/* Inlined frames: DWARF's linkage name, demangled the same way. */
+	s = fk_sym_open(g_mods, g_nmods, FK_SYM_INLINE | FK_SYM_LINES, NULL, NULL);
+	assert_non_null(s);
+	f = sym(s, g_cxx_ret, true);
+	assert_int_equal(f.n, 2);
+	assert_at(f.text[0], BOX_MAKE, g_cxx_call_line, g_cxx_call_line);
+	char want[128];
+	snprintf(want, sizeof want, "Box::helper (test_symbolize.c:%d)" FK_SYM_INLINE_MARK, g_cxx_line);
+	assert_string_equal(f.text[1], want);
+	fk_sym_close(s);
+}
+
+static void test_demangle_forms(void **state)
+{
+	static const struct {
+		const char *in;
+		enum fk_demangle_form form;
+		const char *out; /* NULL: not demangled */
+	} cases[] = {
+		{ "_ZN3BoxISt6vectorIiSaIiEEE4makeEm", FK_DEMANGLE_FULL,
+		  "Box<std::vector<int, std::allocator<int> > >::make(unsigned long)" },
+		{ "_ZN3BoxISt6vectorIiSaIiEEE4makeEm", FK_DEMANGLE_NAME, BOX_MAKE },
+		{ "_ZNK3Box3getEv", FK_DEMANGLE_FULL, "Box::get() const" },
+		{ "_ZNK3Box3getEv", FK_DEMANGLE_NAME, "Box::get" },
+		{ "_Z3fooIiEvT_", FK_DEMANGLE_NAME, "foo<int>" },
+		{ "_ZZ4mainENKUliE_clEi", FK_DEMANGLE_NAME, "main::{lambda(int)#1}::operator()" },
+		{ "_ZN3Box4makeEm.cold", FK_DEMANGLE_FULL, "Box::make(unsigned long) [clone .cold]" },
+		{ "_ZN3Box4makeEm.cold", FK_DEMANGLE_NAME, "Box::make" },
+		/* bfd_demangle's prefixes and version suffixes, set aside */
+		{ "._ZN2ns6mangleEi", FK_DEMANGLE_FULL, ".ns::mangle(int)" },
+		{ "_ZNSt6thread6_StateD2Ev@@GLIBCXX_3.4.22", FK_DEMANGLE_NAME,
+		  "std::thread::_State::~_State@@GLIBCXX_3.4.22" },
+		/* not mangled, or not demangled: the caller keeps the name */
+		{ "main", FK_DEMANGLE_FULL, NULL },
+		{ "__libc_start_main@@GLIBC_2.34", FK_DEMANGLE_NAME, NULL },
+		{ "_Z_not_a_mangled_name", FK_DEMANGLE_NAME, NULL },
+		{ "_Z", FK_DEMANGLE_FULL, NULL },
+		{ "", FK_DEMANGLE_FULL, NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = fk_demangle(cases[i].in, strlen(cases[i].in), cases[i].form);
+		if (cases[i].out) {
+			assert_non_null(got);
+			assert_string_equal(got, cases[i].out);
+		} else {
+			assert_null(got);
+		}
+		free(got);
+	}
+	/* The length bounds the name: a version cut off before the call. */
+	const char *v = "_ZN2ns6mangleEi@@V1";
+	char *got = fk_demangle(v, strlen(v) - 4, FK_DEMANGLE_FULL);
+	assert_non_null(got);
+	assert_string_equal(got, "ns::mangle(int)");
+	free(got);
+	assert_null(fk_demangle(NULL, 0, FK_DEMANGLE_FULL));
+}
+
 static void test_unknown(void **state)
 {
 	struct fk_symbolizer *s = fk_sym_open(g_mods, g_nmods, FK_SYM_INLINE | FK_SYM_LINES, NULL, NULL);
@@ -587,6 +698,8 @@ int main(void)
 		cmocka_unit_test(test_inlined_twice),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_wrong_files),
+		cmocka_unit_test(test_demangled),
+		cmocka_unit_test(test_demangle_forms),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_vdso),

@@ -15,7 +15,8 @@
 # BUILD/samples/cpu_shares and alloc_pattern (samples/capture/*.c), and the
 # small programs in progs/, which this script compiles itself, plainly
 # (cc -O1 -g -fno-omit-frame-pointer -pthread, never sanitized: the shim is
-# preloaded into them). Cases:
+# preloaded into them; progs/*.cpp with g++ the same way, when g++ is
+# there). Cases:
 #   a. CPU shares (60/30/10 %), both unwinders, both metrics; the total CPU
 #   b. allocations: exact bytes and counts, the heap peak, the leaks; the
 #      --alloc-sample estimates; threads under --alloc
@@ -27,6 +28,7 @@
 #      unblocking them again
 #   h. exec (followed, or not with --no-follow); dash's _exit
 #   i. usage errors, the default output name, the exit status
+#   j. C++ names demangled (a templated member function, an inlined one)
 # Statistical bounds (shares +-5 points, totals +-10 %, sampled estimates
 # +-15 %) are several standard errors wide; see each case.
 #
@@ -63,6 +65,17 @@ for src in "$HERE"/progs/*.c; do
 	cc -O1 -g -fno-omit-frame-pointer -pthread -I"$HERE/progs" "$src" -o "$P/$name" 2> "$T/cc.err" ||
 		{ echo "Bail out! cannot compile $src: $(head -c 300 "$T/cc.err")"; exit 2; }
 done
+
+# C++ programs (the demangling cases), when g++ is there.
+have_cxx=
+if command -v g++ >/dev/null 2>&1; then
+	have_cxx=1
+	for src in "$HERE"/progs/*.cpp; do
+		name=$(basename "$src" .cpp)
+		g++ -O1 -g -fno-omit-frame-pointer -pthread -I"$HERE/progs" "$src" -o "$P/$name" 2> "$T/cc.err" ||
+			{ echo "Bail out! cannot compile $src: $(head -c 300 "$T/cc.err")"; exit 2; }
+	done
+fi
 
 folded() { python3 "$HERE/folded.py" "$@"; }
 capfile() { python3 "$HERE/capfile.py" "$@"; }
@@ -759,5 +772,43 @@ esac
 run "$SC" -o "$T/x.cap" sh -c 'exit 3'
 want_rc 3
 finish "i. default output name spin.<pid>.stackcap; the program's exit status passes through"
+
+# ------------------------------------------------------ j. C++ names --
+# box spends its CPU time in Box<std::vector<int>>::make(double), a
+# templated member function (symbol _ZN3BoxISt6vectorIiSaIiEEE4makeEd), most
+# of it in Box::step, a static member inlined into it. Frames are named as
+# perf shows them and stackcollapse-perf.pl keeps them: demangled, without
+# the argument list; inlined frames by their demangled linkage name.
+BOX_MAKE='Box<std::vector<int, std::allocator<int> > >::make'
+BOX_STEP='Box<std::vector<int, std::allocator<int> > >::step'
+# no_mangled FILE: no frame of FILE is a mangled C++ name.
+no_mangled() {
+	if grep -Eq '(^|;)_Z' "$1"; then
+		problem "mangled frames: $(grep -Eo '(^|;)_Z[^; ]*' "$1" | sort -u | head -n 3 | tr '\n' ' ')"
+	fi
+}
+if [ -z "$have_cxx" ]; then
+	skip "j. C++ (box): stackfold names the templated member function demangled, no _Z frames" "g++ not found"
+	skip "j. C++ (box), --inline: the inlined member demangled, under its caller" "g++ not found"
+elif wanted "j. C++ (box): stackfold names the templated member function demangled, no _Z frames" \
+	"j. C++ (box), --inline: the inlined member demangled, under its caller"; then
+	c=$T/box.cap
+	begin "j. C++ (box): stackfold names the templated member function demangled, no _Z frames"
+	cap "$c" -- "$P/box" 0.3
+	want_rc 0
+	want_fold "$c" "$T/box.txt" "stackfold"
+	has "$T/box.txt" "$BOX_MAKE" ||
+		problem "no frame '$BOX_MAKE': $(sed 's/ [0-9]*$//' "$T/box.txt" | tr '\n' '|' | head -c 300)"
+	grep -q '_ZN3BoxISt6vectorIiSaIiEEE4makeEd' "$T/box.txt" && problem "the mangled name is still there"
+	no_mangled "$T/box.txt"
+	finish "j. C++ (box): stackfold names the templated member function demangled, no _Z frames"
+
+	begin "j. C++ (box), --inline: the inlined member demangled, under its caller"
+	want_fold "$c" "$T/box_inl.txt" "--inline" --inline
+	grep -Fq ";$BOX_MAKE;${BOX_STEP}_[i] " "$T/box_inl.txt" ||
+		problem "no '$BOX_MAKE;${BOX_STEP}_[i]' stack: $(tr '\n' '|' < "$T/box_inl.txt" | head -c 400)"
+	no_mangled "$T/box_inl.txt"
+	finish "j. C++ (box), --inline: the inlined member demangled, under its caller"
+fi
 
 done_testing
