@@ -79,7 +79,7 @@ struct whole {
 static bool append(void *ctx, const char *p, size_t n)
 {
 	struct whole *w = ctx;
-	if (n > SIZE_MAX - w->len || !FK_GROW(w->owned, w->cap, w->len + n, (size_t)1 << 20))
+	if (n > SIZE_MAX - w->len || !FK_GROW(w->owned, w->cap, w->len + n, (size_t)64 << 10))
 		return false;
 	memcpy(w->owned + w->len, p, n);
 	w->len += n;

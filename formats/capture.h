@@ -118,6 +118,9 @@ void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_h
  * smaller) to out. false when out of memory or the payload is too big. */
 bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 			 const uint8_t *payload, size_t len);
+/* The same, never compressed (tests and fuzzing: no zlib state per chunk). */
+bool fk_cap_chunk_encode_stored(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
+				const uint8_t *payload, size_t len);
 
 /* ---- reading ---- */
 

@@ -92,8 +92,8 @@ void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_h
 	le32(out + 56, (uint32_t)crc32(0, out, 56));
 }
 
-bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
-			 const uint8_t *payload, size_t len)
+static bool encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq, const uint8_t *payload,
+		   size_t len, bool compress)
 {
 	if (len > FK_CAP_CHUNK_MAX)
 		return false;
@@ -106,7 +106,8 @@ bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 	size_t disk = len;
 	/* Level 1: the writer runs beside the program; small chunks of
 	 * varints shrink well even so. */
-	if (len >= 64 && compress2(body, &packed, payload, (uLong)len, 1) == Z_OK && packed < len) {
+	if (compress && len >= 64 &&
+	    compress2(body, &packed, payload, (uLong)len, 1) == Z_OK && packed < len) {
 		flags = FK_CAP_FLAG_ZLIB;
 		disk = packed;
 	} else if (len) {
@@ -124,4 +125,16 @@ bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 	le32(hdr + 24, (uint32_t)crc);
 	out->len += FK_CAP_CHUNK_HEADER_SIZE + disk;
 	return true;
+}
+
+bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
+			 const uint8_t *payload, size_t len)
+{
+	return encode(out, type, seq, payload, len, true);
+}
+
+bool fk_cap_chunk_encode_stored(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
+				const uint8_t *payload, size_t len)
+{
+	return encode(out, type, seq, payload, len, false);
 }

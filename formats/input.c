@@ -319,7 +319,7 @@ static bool fill_peek(struct fk_input *in, struct fk_diag *d)
 			s->after_peek = r;
 			return r != PULL_ERROR;
 		}
-		if (!FK_GROW(s->peek, cap, s->peek_len + n, FK_DETECT_PEEK)) {
+		if (!FK_GROW(s->peek, cap, s->peek_len + n, 4096)) {
 			fk_diag_error(d, "%s: out of memory", in->name);
 			return false;
 		}
