@@ -57,6 +57,8 @@ suite tests/e2e/table.sh "$BUILD"
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).
+# Damaged captures: identical output or a reported loss, never silent.
+suite tests/mutate/run.sh "$BUILD"
 suite tests/memref/compare.sh "$BUILD" "${MEMREF_STREAMS:-1000}"
 
 # A flame graph and a memory timeline page in headless Chromium (skipped
