@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture/shim.h"
 
@@ -110,6 +111,36 @@ static bool sampled(struct thread_state *ts, size_t n)
 	return true;
 }
 
+/* Exact tracking is lossless: a full ring makes the allocating thread wait
+ * for the writer to drain it (a free whose allocation was dropped, or the
+ * reverse, would corrupt the timeline). The wait is bounded, for a writer
+ * that is gone (the process is exiting); past it, and with
+ * STACKCAP_ALLOC_DROP=1, the event is dropped and counted. */
+#define WAIT_STEP_NS 50000L
+#define WAIT_MAX_NS 10000000000LL
+
+static struct ring_record *reserve_waiting(struct thread_state *ts, uint32_t size, uint32_t type,
+					   uint64_t *tail)
+{
+	struct ring_record *r = ring_reserve(&ts->events, size, tail);
+	if (!r && !shim_cfg.alloc_drop && size <= ts->events.size / 2) {
+		atomic_fetch_add_explicit(&shim_alloc_waits, 1, memory_order_relaxed);
+		for (long long waited = 0; !r && waited < WAIT_MAX_NS && atomic_load(&shim_ready);
+		     waited += WAIT_STEP_NS) {
+			writer_kick();
+			struct timespec step = { 0, WAIT_STEP_NS };
+			nanosleep(&step, NULL);
+			r = ring_reserve(&ts->events, size, tail);
+		}
+	}
+	if (!r) {
+		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+		return NULL;
+	}
+	r->type = type;
+	return r;
+}
+
 __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t type, void *p,
 					     size_t n)
 {
@@ -120,7 +151,7 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 	uint32_t nframes = type == REC_ALLOC ? shim_unwind_here(ips, MAX_FRAMES, 3) : 0;
 	uint32_t size = (uint32_t)(sizeof(struct rec_alloc) + nframes * sizeof(uint64_t));
 	uint64_t tail;
-	struct rec_alloc *r = (struct rec_alloc *)shim_event_reserve(ts, size, type, &tail);
+	struct rec_alloc *r = (struct rec_alloc *)reserve_waiting(ts, size, type, &tail);
 	if (r) {
 		r->t_ns = shim_now_ns();
 		r->addr = (uint64_t)(uintptr_t)p;

@@ -70,6 +70,7 @@ static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
 		snprintf(out, sizeof out, "%s.%%p.stackcap", base_name(o->argv[0]));
 	return set_num("STACKCAP_HZ", o->hz, d) &&
 	       set_env("STACKCAP_ALLOC", o->alloc ? "1" : "0", d) &&
+	       set_env("STACKCAP_ALLOC_DROP", o->alloc_drop ? "1" : "0", d) &&
 	       set_num("STACKCAP_ALLOC_SAMPLE", o->alloc_sample, d) &&
 	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : "libunwind", d) &&
 	       set_env("STACKCAP_FOLLOW", o->follow ? "1" : "0", d) &&

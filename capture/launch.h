@@ -19,6 +19,7 @@ struct fk_launch_opts {
 	long hz;                /* CPU samples per second per thread (0: none) */
 	bool alloc;             /* record host allocations */
 	long alloc_sample;      /* 0: every allocation; else the Poisson mean, bytes */
+	bool alloc_drop;        /* a full ring drops events instead of waiting */
 	bool fp;                /* unwind with frame pointers, not libunwind */
 	bool follow;            /* capture programs PROGRAM executes */
 	const char *self;       /* how stackcap was called, for messages */

@@ -35,6 +35,7 @@ SHIM_TLS struct thread_state *shim_thread;
 SHIM_TLS volatile int shim_guard;
 static pid_t shim_pid; /* the process the capture belongs to (not a vfork child) */
 _Atomic uint64_t shim_untracked;
+_Atomic uint64_t shim_alloc_waits;
 
 static _Atomic(struct thread_state *) registry;
 static pthread_key_t thread_key;
@@ -73,6 +74,13 @@ static void read_config(void)
 	shim_cfg.frame_pointers = unwind && strcmp(unwind, "fp") == 0;
 	shim_cfg.alloc = env_ulong("STACKCAP_ALLOC", 0) != 0;
 	shim_cfg.alloc_sample = env_ulong("STACKCAP_ALLOC_SAMPLE", 0);
+	shim_cfg.alloc_drop = env_ulong("STACKCAP_ALLOC_DROP", 0) != 0;
+	/* STACKCAP_EVENT_RING: for tests of a ring that fills (a power of 2,
+	 * 4 KiB to the default). */
+	unsigned long ring = env_ulong("STACKCAP_EVENT_RING", EVENT_RING_BYTES);
+	shim_cfg.event_ring = EVENT_RING_BYTES;
+	if (ring >= 4096 && ring < EVENT_RING_BYTES && (ring & (ring - 1)) == 0)
+		shim_cfg.event_ring = ring;
 	shim_cfg.follow_exec = env_ulong("STACKCAP_FOLLOW", 1) != 0;
 	const char *out = getenv("STACKCAP_OUTPUT");
 	snprintf(shim_cfg.output, sizeof shim_cfg.output, "%s", out && *out ? out : "stackcap.%p.stackcap");
@@ -101,7 +109,7 @@ static struct thread_state *thread_state_new(void)
 	size_t head = (sizeof(struct thread_state) + 63) & ~(size_t)63;
 	/* The event ring's pages cost nothing until allocations or CUDA calls
 	 * are recorded. */
-	size_t bytes = head + SAMPLE_RING_BYTES + EVENT_RING_BYTES;
+	size_t bytes = head + SAMPLE_RING_BYTES + shim_cfg.event_ring;
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
@@ -110,7 +118,7 @@ static struct thread_state *thread_state_new(void)
 	ts->tid = gettid_raw();
 	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
 	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
-	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, EVENT_RING_BYTES);
+	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, shim_cfg.event_ring);
 	stack_bounds(ts);
 	return ts;
 }

@@ -92,6 +92,8 @@ struct shim_config {
 	unsigned hz;
 	bool frame_pointers;
 	bool alloc;
+	bool alloc_drop;       /* a full ring drops allocation events instead of waiting */
+	uint64_t event_ring;   /* bytes of each thread's event ring (a power of 2) */
 	uint64_t alloc_sample; /* mean bytes between samples; 0: every allocation */
 	bool follow_exec;
 	int signal;
@@ -119,6 +121,7 @@ extern SHIM_TLS struct thread_state *shim_thread;
  * an increment past a call it believes reads no memory (malloc). */
 extern SHIM_TLS volatile int shim_guard;
 extern _Atomic uint64_t shim_untracked; /* allocations on threads without state */
+extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
 
 uint64_t shim_now_ns(void);
 /* Leaf-first return addresses of the caller, skipping skip frames; the

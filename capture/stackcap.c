@@ -36,6 +36,9 @@ static void usage(FILE *f)
 "      --alloc-sample BYTES  record allocations sampled by bytes (Poisson, mean\n"
 "                        BYTES): for allocation-heavy programs; the analysis\n"
 "                        scales them back (implies --alloc)\n"
+"      --alloc-drop      when a thread's event ring is full, drop allocation\n"
+"                        events (counted, and reported by every reader)\n"
+"                        instead of making the thread wait for the writer\n"
 "      --fp              unwind with frame pointers (faster, but stops at code\n"
 "                        built without them) instead of libunwind\n"
 "      --no-follow       do not capture programs PROGRAM executes (forked\n"
@@ -47,6 +50,7 @@ static void usage(FILE *f)
 "mpirun) that start the processes themselves:\n"
 "  LD_PRELOAD=/path/to/libstackcap.so STACKCAP_OUTPUT=run.%%p.stackcap\n"
 "  STACKCAP_HZ=999 STACKCAP_ALLOC=1 STACKCAP_ALLOC_SAMPLE=BYTES STACKCAP_UNWIND=fp\n"
+"  STACKCAP_ALLOC_DROP=1\n"
 "  STACKCAP_FOLLOW=0 (%%p in STACKCAP_OUTPUT becomes the process id)\n"
 "\n"
 "Exit status: PROGRAM's (128+N when a signal N ended it); 2 usage error;\n"
@@ -73,7 +77,7 @@ static int info(int argc, char **argv)
 	return status;
 }
 
-enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_FP, OPT_NO_FOLLOW, OPT_VERSION };
+enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_ALLOC_DROP, OPT_FP, OPT_NO_FOLLOW, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -84,6 +88,7 @@ int main(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "alloc", no_argument, NULL, OPT_ALLOC },
 		{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
+		{ "alloc-drop", no_argument, NULL, OPT_ALLOC_DROP },
 		{ "fp", no_argument, NULL, OPT_FP },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
 		{ "help", no_argument, NULL, 'h' },
@@ -108,6 +113,7 @@ int main(int argc, char **argv)
 				return fk_cli_usage_error(prog, "--alloc-sample needs a byte count, not '%s'", optarg);
 			o.alloc = true;
 			break;
+		case OPT_ALLOC_DROP: o.alloc_drop = true; break;
 		case OPT_FP: o.fp = true; break;
 		case OPT_NO_FOLLOW: o.follow = false; break;
 		case 'h': usage(stdout); return FK_EXIT_OK;

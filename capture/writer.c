@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <link.h>
 #include <poll.h>
@@ -356,6 +357,13 @@ static void cycle(bool final)
 		fk_cap_put_string(&meta, gpu, strlen(gpu));
 		fk_cap_put_string(&meta, "gpu_clock", 9);
 		fk_cap_put_string(&meta, monotonic ? "monotonic" : "realtime", monotonic ? 9 : 8);
+	}
+	uint64_t waits = atomic_load(&shim_alloc_waits);
+	if (final && waits) { /* how often lossless --alloc held a thread */
+		char num[24];
+		int len = snprintf(num, sizeof num, "%" PRIu64, waits);
+		fk_cap_put_string(&meta, "alloc_waits", 11);
+		fk_cap_put_string(&meta, num, (size_t)len);
 	}
 	emit(&out, FK_CAP_META, &meta);
 	emit(&out, FK_CAP_MODULES, &c.modules);

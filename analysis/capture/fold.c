@@ -713,6 +713,9 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	fprintf(out, "lost:        %" PRIu64 " samples and %" PRIu64 " events dropped (rings full), "
 		"%" PRIu64 " allocations on untraced threads\n", c->dropped_samples, c->dropped_events,
 		c->end_untracked);
+	if (c->alloc_waits)
+		fprintf(out, "waited:      %" PRIu64 " times for the writer (a full ring: --alloc "
+			"loses nothing)\n", c->alloc_waits);
 	fprintf(out, "modules:     %zu; stack nodes: %zu\n", c->nmodules,
 		c->nnodes ? c->nnodes - 1 : 0);
 	fprintf(out, "gpu:         %s\n", c->gpu_status ? c->gpu_status : "not recorded");

@@ -42,6 +42,12 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 			c->gpu_status = dup_bytes(val, vl);
 		} else if (key_is(key, kl, "gpu_clock")) {
 			c->gpu_monotonic = key_is(val, vl, "monotonic");
+		} else if (key_is(key, kl, "alloc_waits")) {
+			uint64_t n = 0;
+			for (size_t i = 0; i < vl && val[i] >= '0' && val[i] <= '9' &&
+					   n <= (UINT64_MAX - 9) / 10; i++)
+				n = n * 10 + (uint64_t)(val[i] - '0');
+			c->alloc_waits = n;
 		}
 	}
 	return !k->bad;

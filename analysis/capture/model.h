@@ -93,6 +93,7 @@ struct fk_capture {
 	size_t nallocs, allocs_cap;
 	uint64_t dropped_samples, dropped_events;
 	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
+	uint64_t alloc_waits;     /* times a full ring made a thread wait (lossless --alloc) */
 	uint64_t bad_records;     /* payloads that did not decode */
 	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
 	/* CUDA */

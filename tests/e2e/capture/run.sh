@@ -282,6 +282,37 @@ if begin "b. --alloc-sample 65536: grow estimated bytes (want 104857600 +-15%)";
 	finish "b. --alloc-sample 65536: grow estimated ${g:-?} bytes (want 104857600 +-15%)"
 fi
 
+# Exact tracking is lossless: with a 4 KiB event ring (STACKCAP_EVENT_RING)
+# 20000 allocations and frees fill it over and over; the threads wait for
+# the writer and nothing is dropped. STACKCAP_ALLOC_DROP=1 drops instead,
+# and every reader says how many.
+c=$T/small_tiny_ring.cap
+if begin "b. --alloc, a 4 KiB ring: the threads wait, 0 events dropped, 20000 x 4096 bytes exactly"; then
+	export STACKCAP_EVENT_RING=4096
+	cap "$c" -- --alloc "$P/smallallocs"
+	unset STACKCAP_EVENT_RING
+	want_rc 0
+	want_clean "$c" "capture"
+	grep -q '^lost: *0 samples and 0 events dropped' "$T/info" || problem "info: $(grep '^lost' "$T/info")"
+	grep -q '^waited: *[1-9]' "$T/info" || problem "the ring never filled (no 'waited:' line): the test tests nothing"
+	want_fold "$c" "$T/tiny.txt" alloc_bytes --metric alloc_bytes
+	b=$(folded leaf "$T/tiny.txt" many_small | cut -d' ' -f1)
+	[ "${b:-0}" = 81920000 ] || problem "many_small: ${b:-none} bytes, expected 81920000"
+	finish "b. --alloc, a 4 KiB ring: the threads wait, 0 events dropped, 20000 x 4096 bytes exactly"
+fi
+c=$T/small_tiny_drop.cap
+if begin "b. --alloc with STACKCAP_ALLOC_DROP=1 and a 4 KiB ring: drops, counted and reported"; then
+	export STACKCAP_EVENT_RING=4096 STACKCAP_ALLOC_DROP=1
+	cap "$c" -- --alloc "$P/smallallocs"
+	unset STACKCAP_EVENT_RING STACKCAP_ALLOC_DROP
+	want_rc 0
+	info "$c"
+	grep -q '^lost: *0 samples and [1-9][0-9]* events dropped' "$T/info" || problem "info: $(grep '^lost' "$T/info")"
+	run "$SF" --metric alloc_bytes "$c"
+	want_err "incomplete capture:"
+	finish "b. --alloc with STACKCAP_ALLOC_DROP=1 and a 4 KiB ring: drops, counted and reported"
+fi
+
 # smallallocs: 20000 x 4096 bytes (81920000). About 1250 of them are kept;
 # the estimates' standard error is about 3%, so +-15% is 5 of them.
 c=$T/small_sampled.cap
