@@ -94,7 +94,8 @@ static void allocations_table(FILE *out, const struct fk_mem_timeline *tl,
 }
 
 void fk_memhtml_write(FILE *out, const unsigned char *png, size_t png_len,
-		      const struct fk_mem_timeline *tl, const struct fk_mem_report *rep)
+		      const struct fk_mem_timeline *tl, const struct fk_mem_report *rep,
+		      const char *loss)
 {
 	char b[32];
 	/* torch's wrapper, byte for byte, with the report before </body>. */
@@ -113,6 +114,11 @@ void fk_memhtml_write(FILE *out, const unsigned char *png, size_t png_len,
 		fputs(" before the first event</h2>\n", out);
 	else
 		fprintf(out, " at %.3f ms</h2>\n", fk_mem_report_ms(rep, rep->peak_t_ns));
+	if (loss && *loss) { /* before any number: they stand for less than the run */
+		fputs("<p class=\"lost\"><b>Incomplete input:</b> ", out);
+		fk_xml_write_str(out, loss, false);
+		fputs("</p>\n", out);
+	}
 	peak_table(out, rep);
 	fprintf(out, "<p>%zu events: %" PRIu64 " PREEXISTING, %" PRIu64 " CREATE, %" PRIu64
 		" INCREMENT_VERSION, %" PRIu64 " DESTROY, over %.3f ms.</p>\n", rep->events,

@@ -20,7 +20,9 @@
 void fk_memhtml_title(char *buf, size_t n, const struct fk_mem_timeline *tl,
 		      const struct fk_mem_report *rep);
 
+/* loss: what the inputs lost, shown first (escaped), or NULL / "". */
 void fk_memhtml_write(FILE *out, const unsigned char *png, size_t png_len,
-		      const struct fk_mem_timeline *tl, const struct fk_mem_report *rep);
+		      const struct fk_mem_timeline *tl, const struct fk_mem_report *rep,
+		      const char *loss);
 
 #endif

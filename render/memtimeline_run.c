@@ -55,7 +55,7 @@ static int write_html(const char *path, const struct fk_memtimeline *m, struct f
 		free(png);
 		return FK_EXIT_BAD_INPUT;
 	}
-	fk_memhtml_write(f, png, len, &m->tl, &m->rep);
+	fk_memhtml_write(f, png, len, &m->tl, &m->rep, m->in.loss);
 	free(png);
 	return fk_outfile_fclose(f, path, d) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
 }
@@ -93,7 +93,7 @@ static int write_report(const struct fk_memtimeline_out *r, enum report which,
 	if (!f)
 		return FK_EXIT_BAD_INPUT;
 	if (which == SUMMARY)
-		fk_mem_write_summary(f, &m->rep, m->warnings);
+		fk_mem_write_summary(f, &m->rep, m->warnings, m->in.loss);
 	else if (which == PEAK)
 		fk_mem_write_live_stacks(f, &m->tl, m->rep.at_peak, m->rep.n_at_peak);
 	else

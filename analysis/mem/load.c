@@ -2,7 +2,9 @@
 #include "analysis/mem/load.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/input.h"
 #include "analysis/mem/torch.h"
@@ -21,6 +23,7 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 	in->count = 0;
 	in->order = NULL;
 	in->filtered = false;
+	in->loss[0] = 0;
 	if (!in->sources) {
 		fk_diag_error(d, "out of memory");
 		return false;
@@ -41,6 +44,12 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			if (!loaded)
 				return false;
 			bool ok = fk_capture_memory(&c, 0, tl, d);
+			char lost[400];
+			if (fk_capture_loss(&c, lost, sizeof lost)) {
+				size_t k = strlen(in->loss);
+				snprintf(in->loss + k, sizeof in->loss - k, "%s%s: %s", k ? "; " : "",
+					 name, lost);
+			}
 			/* No --device: like torch, cuda:0 when there is GPU memory, else the host. */
 			if (device == FK_MEM_DEVICE_ANY)
 				device = c.ngmem ? 0 : FK_MEM_DEVICE_CPU;

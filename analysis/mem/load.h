@@ -22,6 +22,7 @@ struct fk_mem_inputs {
 	size_t count;
 	size_t *order;  /* when events were reordered: the read index of each */
 	bool filtered;  /* events of other devices were dropped: indexes lost */
+	char loss[512]; /* what the captures read lost ("file: ...; ..."), or "" */
 };
 
 /* Reads every path ("-": stdin) into tl, sorts, keeps device (when not

@@ -379,7 +379,8 @@ double fk_mem_report_ms(const struct fk_mem_report *rep, int64_t t_ns)
 	return (double)(fk_mem_ns_to_us(t_ns) - fk_mem_ns_to_us(rep->first_t_ns)) / 1e3;
 }
 
-void fk_mem_write_summary(FILE *out, const struct fk_mem_report *rep, uint64_t warnings)
+void fk_mem_write_summary(FILE *out, const struct fk_mem_report *rep, uint64_t warnings,
+			  const char *loss)
 {
 	char a[32], b[32], c[32];
 	fprintf(out, "events:    %zu (%" PRIu64 " PREEXISTING, %" PRIu64 " CREATE, %" PRIu64
@@ -392,7 +393,10 @@ void fk_mem_write_summary(FILE *out, const struct fk_mem_report *rep, uint64_t w
 		fputs("before the first event\n", out);
 	else
 		fprintf(out, "at %.3f ms\n", fk_mem_report_ms(rep, rep->peak_t_ns));
-	fprintf(out, "warnings:  %" PRIu64 "\n\n", warnings);
+	fprintf(out, "warnings:  %" PRIu64 "\n", warnings);
+	if (loss && *loss) /* the numbers above stand for less than the run */
+		fprintf(out, "lost:      %s\n", loss);
+	fputc('\n', out);
 	fprintf(out, "%-16s  %12s  %12s  %12s\n", "category", "at peak", "max", "at end");
 	int64_t end = 0;
 	for (int k = 0; k < FK_MEM_NCAT; k++) {

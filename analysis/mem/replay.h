@@ -68,7 +68,9 @@ double fk_mem_report_ms(const struct fk_mem_report *rep, int64_t t_ns);
 
 /* A text summary: events, duration, the peak, each category at the peak,
  * at its own maximum and at the end, and the warnings counted. */
-void fk_mem_write_summary(FILE *out, const struct fk_mem_report *rep, uint64_t warnings);
+/* loss: what the inputs lost (a "lost:" line), or NULL / "". */
+void fk_mem_write_summary(FILE *out, const struct fk_mem_report *rep, uint64_t warnings,
+			  const char *loss);
 
 /* Folded stacks of live bytes, "CATEGORY;frame;...;leaf BYTES", one line
  * per category and stack (summed), in category then stack order: a memory

@@ -115,7 +115,7 @@ set -- "a CPU capture: CPU columns only, no CUDA, no calls" \
 	"a CPU capture, --metric self_cuda_time_total: an error naming what it lacks, not an empty fold" \
 	"a CPU capture, --table --metric self_cuda_time_total: an error, not the CPU table" \
 	"a CPU capture, --metric alloc_bytes and gpu_alloc_bytes: errors, not empty folds" \
-	"a cut capture: every reader says it is incomplete, in one line" \
+	"a cut capture: every reader says it is incomplete, in one line; memtimeline's summary and page too" \
 	"a cut capture under --strict: an error in stackfold and memtimeline"
 if [ ! -x "$cs" ] || [ ! -x "$BUILD/stackcap" ]; then
 	for c; do skip "$c" "$BUILD/stackcap or $cs is not built"; done
@@ -157,9 +157,13 @@ elif wanted "$@"; then
 	want_rc 0; want_err "cut.sc: incomplete capture: no END chunk"
 	run "$BUILD/memtimeline" --summary "$T/cut.sc"
 	want_err "cut.sc: incomplete capture: no END chunk"
+	want_out "lost:      $T/cut.sc: no END chunk"
+	"$BUILD/memtimeline" -q --html -o "$T/cut.html" "$T/cut.sc" 2> /dev/null
+	grep -q '<b>Incomplete input:</b> .*cut.sc: no END chunk' "$T/cut.html" ||
+		problem "the HTML report does not say the capture is incomplete"
 	run "$SF" "$T/c.sc"
 	grep -q "incomplete" "$T/err" && problem "a whole capture was called incomplete"
-	finish "a cut capture: every reader says it is incomplete, in one line"
+	finish "a cut capture: every reader says it is incomplete, in one line; memtimeline's summary and page too"
 	begin
 	run "$SF" --strict "$T/cut.sc"
 	want_rc 1; want_err "incomplete capture (--strict)"

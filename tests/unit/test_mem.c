@@ -627,7 +627,7 @@ static void test_html_escapes_stacks(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	fk_memhtml_write(f, (const unsigned char *)"PNG", 3, &tl, &rep);
+	fk_memhtml_write(f, (const unsigned char *)"PNG", 3, &tl, &rep, NULL);
 	fclose(f);
 	const char *head = "<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline "
 			   "HTML</title></head>\n<body>\n  <img src='data:image/png;base64,UE5H'>\n";
