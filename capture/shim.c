@@ -184,6 +184,31 @@ static struct thread_state *attach_thread(void)
 	return ts;
 }
 
+static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n, uint32_t weight);
+
+/* The CPU time the thread used that no sample stands for (threads shorter
+ * than a period, the last part of every thread's period), rounded to
+ * periods, as one sample: "[unsampled]" under its last sampled stack. Run
+ * on the thread itself once its timer is gone. */
+static void charge_unsampled(struct thread_state *ts)
+{
+	struct timespec cpu;
+	if (!sampling || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0)
+		return;
+	uint64_t ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	uint64_t period = 1000000000u / shim_cfg.hz;
+	uint64_t ticks = (ns + period / 2) / period;
+	if (ticks <= ts->ticks)
+		return;
+	uint64_t ips[MAX_FRAMES];
+	uint32_t n = ts->last_n < MAX_FRAMES - 1 ? ts->last_n : MAX_FRAMES - 1;
+	ips[0] = SHIM_IP_UNSAMPLED;
+	memcpy(ips + 1, ts->last_ips, n * sizeof *ips);
+	uint64_t left = ticks - ts->ticks;
+	push_sample(ts, ips, n + 1, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+	ts->ticks = ticks;
+}
+
 /* pthread key destructor: the thread is exiting. */
 static void detach_thread(void *arg)
 {
@@ -195,6 +220,8 @@ static void detach_thread(void *arg)
 	if (ts->has_timer)
 		timer_delete(ts->timer);
 	ts->has_timer = false;
+	if (atomic_load(&shim_ready))
+		charge_unsampled(ts);
 	shim_thread = NULL; /* a late signal finds no state and returns */
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store(&ts->dead, 1);
@@ -314,6 +341,11 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 		 * counted while the thread blocked the signal: that time goes to
 		 * a "[signal blocked]" stack, not to whatever runs now. */
 		uint32_t weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+		ts->ticks += weight;
+		if (n > 0) { /* where the time not sampled will be charged */
+			memcpy(ts->last_ips, ips, n * sizeof *ips);
+			ts->last_n = n;
+		}
 		uint32_t coalesced = 2 + shim_cfg.hz / 100;
 		if (weight > coalesced) {
 			uint64_t blocked = SHIM_IP_BLOCKED;
@@ -466,6 +498,10 @@ __attribute__((destructor)) static void shim_stop(void)
 			timer_delete(ts->timer);
 			ts->has_timer = false;
 		}
+	/* This thread's unsampled time; other live threads' are not known here
+	 * (their rings are their own). */
+	if (shim_thread)
+		charge_unsampled(shim_thread);
 	cupti_stop();
 	writer_stop();
 	shim_guard--;

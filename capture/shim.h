@@ -83,6 +83,9 @@ struct thread_state {
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 	bool named;                /* the writer has recorded its name */
+	uint64_t ticks;            /* timer expirations its samples stand for */
+	uint32_t last_n;           /* its last sampled stack, leaf first */
+	uint64_t last_ips[MAX_FRAMES];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
@@ -131,6 +134,7 @@ uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
 /* The pseudo-address of a sample's "[signal blocked]" stack: CPU time the
  * timer counted while the thread blocked the sampling signal. */
 #define SHIM_IP_BLOCKED FK_CAP_IP_SIGNAL_BLOCKED
+#define SHIM_IP_UNSAMPLED FK_CAP_IP_UNSAMPLED
 
 /* writer.c */
 bool writer_start(void);          /* opens the file, starts the thread */

@@ -48,6 +48,10 @@ enum fk_cap_chunk_type {
 /* A stack whose only frame is this address stands for CPU time counted
  * while the thread blocked the sampling signal: where it went is unknown. */
 #define FK_CAP_IP_SIGNAL_BLOCKED 1
+/* A leaf frame of this address stands for CPU time the thread used and no
+ * sample stood for (a short-lived thread, the last part of a period),
+ * charged when the thread ended under the last stack it was sampled in. */
+#define FK_CAP_IP_UNSAMPLED 2
 
 /* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU only). */
 enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2, FK_CAP_POOL = 3 };

@@ -162,7 +162,10 @@ static const char *node_text(struct texts *t, uint32_t node, uint32_t *len)
 			const char *pt = node_text(t, p, &pl);
 			scratch_add(t, pt, pl);
 		}
-		fk_sym_frames(t->sym, c->ip[n], false, on_frame, t);
+		if (c->ip[n] == FK_CAP_IP_UNSAMPLED)
+			on_frame(t, "[unsampled]", 11);
+		else
+			fk_sym_frames(t->sym, c->ip[n], false, on_frame, t);
 		char *s = fk_arena_dup(&t->arena, t->scratch ? t->scratch : "", t->scratch_len);
 		if (!s) {
 			t->nomem = true;
@@ -694,6 +697,12 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
 		c->hdr.sample_hz, c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS ? "frame pointers" : "libunwind",
 		c->samples, cpu);
+	if (c->hdr.sample_hz) { /* the threads' own clocks, as they ended */
+		double unsampled = (double)c->unsampled_weight / c->hdr.sample_hz;
+		fprintf(out, "cpu:         %.3f s measured by the threads' clocks: %.3f s sampled, "
+			"%.3f s [unsampled] (threads shorter than a period, the rest of each)\n",
+			cpu, cpu - unsampled, unsampled);
+	}
 	fprintf(out, "threads:     %zu", c->nthreads);
 	for (size_t i = 0; i < c->nthreads && i < 16; i++)
 		fprintf(out, "%s %u %s", i ? "," : ":", c->threads[i].tid, c->threads[i].name);

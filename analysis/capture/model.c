@@ -386,6 +386,8 @@ static bool samples(struct fk_capture *c, struct fk_cap_cursor *k)
 			return false;
 		c->samples++;
 		c->sample_weight += weight;
+		if (node < c->nnodes && c->ip[node] == FK_CAP_IP_UNSAMPLED)
+			c->unsampled_weight += weight;
 		saw_time(c, t);
 		if (c->keep_samples) {
 			if (!FK_GROW(c->raw, c->raw_cap, c->nraw + 1, 64))

@@ -88,6 +88,7 @@ struct fk_capture {
 	struct fk_cap_sample_sum *sums;
 	size_t nsums, sums_cap; /* open hash on (tid, node) */
 	uint64_t samples, sample_weight;
+	uint64_t unsampled_weight; /* of sample_weight, what threads used unsampled */
 	uint64_t first_t_ns, last_t_ns;
 	struct fk_cap_alloc *allocs;
 	size_t nallocs, allocs_cap;
