@@ -46,22 +46,30 @@ static bool ensure_open(struct fk_layout *L, size_t need)
 }
 
 /* flamegraph.pl keys frames by the text "name;depth;END", so a frame's end
- * goes through Perl's number formatting (15 significant digits) before it
- * is used: with decimal values that moves ends by a hair, enough to change
- * a rounded sample count. Integers below 1e15 are unchanged. */
-static double perl_text_roundtrip(double t)
+ * goes through Perl's number stringification before it is used. While every
+ * sum so far was integer arithmetic (Perl's IV/UV: integral operands, result
+ * below 2^64) the text is the exact integer and changes nothing; a sum done
+ * in doubles (decimal values, or past 2^64) is printed with 15 significant
+ * digits, which moves ends by a hair, enough to change a rounded count. */
+static double perl_text_roundtrip(const struct fk_layout *L, double t)
 {
-	if (t == floor(t) && fabs(t) < 1e15)
+	if (!L->time_nv || (t == floor(t) && fabs(t) < 1e15))
 		return t;
 	char buf[32];
 	snprintf(buf, sizeof buf, "%.15g", t);
 	return strtod(buf, NULL);
 }
 
+/* Whether Perl would hold v as an integer (IV or UV) in an addition. */
+static bool perl_ivable(double v)
+{
+	return v == floor(v) && v >= -9223372036854775808.0 && v <= 18446744073709551616.0; /* 2^64-1 is 2^64 as a double */
+}
+
 /* Closes open frames above depth keep (keep frames remain open). */
 static void close_to(struct fk_layout *L, size_t keep, double time)
 {
-	double t = perl_text_roundtrip(time);
+	double t = perl_text_roundtrip(L, time);
 	while (L->open_len > keep) {
 		size_t d = --L->open_len;
 		double start = L->open_start[d];
@@ -153,7 +161,12 @@ bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double w
 	L->open_len = n;
 	if (has_delta && fabs(delta) > L->maxdelta)
 		L->maxdelta = fabs(delta);
-	L->time += width;
+	double sum = L->time + width;
+	/* Perl adds in integers when both sides are integral and the result
+	 * fits; otherwise the sum (and its text) is a double. */
+	L->time_nv = !perl_ivable(L->time) || !perl_ivable(width) || !perl_ivable(sum) ||
+		     (L->time_nv && L->time != floor(L->time));
+	L->time = sum;
 	return !L->failed;
 }
 

@@ -32,6 +32,7 @@ struct fk_layout {
 	size_t count, cap;
 	uint32_t depthmax;
 	double time;     /* sum of widths pushed */
+	bool time_nv;    /* time was summed in doubles, as Perl would (not IV/UV) */
 	double maxdelta; /* largest |delta|, at least 1 */
 	uint64_t omitted; /* frames narrower than the minimum width */
 

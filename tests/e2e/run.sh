@@ -169,6 +169,13 @@ printf 'a 18446744073709551615\nb 1\n' > "$T/total.txt"
 expect_stderr_contains 1 "total.txt:2: sum of values passes 64 bits" "two stacks whose total passes 2^64-1: flamegraph exits 1" -- "$FG" "$T/total.txt"
 expect_stderr_contains 1 "total.txt:2: sum of values passes 64 bits" "two stacks whose total passes 2^64-1: stackfold exits 1" -- "$SF" "$T/total.txt"
 expect_stderr_contains 1 "passes 64 bits" "--scale 2 past 2^64-1: exits 1" -- "$SF" --scale 2 "$T/max.txt"
+# Big integer counts: flamegraph.pl sums integers exactly (Perl IV/UV), so a
+# frame's count keeps its last digit below 2^53 (no 15-digit round trip).
+printf 'main;c 1000000000000001\n' > "$T/bigint.txt"
+expect_stdout_contains 0 "<title>c (1,000,000,000,000,001 samples, 100.00%)</title>" "count of 1e15+1: exact in c's title, as flamegraph.pl" -- "$FG" "$T/bigint.txt"
+expect_stdout_contains 0 "<title>main (1,000,000,000,000,001 samples, 100.00%)</title>" "count of 1e15+1: exact in main's title, as flamegraph.pl" -- "$FG" "$T/bigint.txt"
+printf 'main;c 18446744073709551615\n' > "$T/bigmax.txt"
+expect_stdout_contains 0 "<title>main (18,446,744,073,709,551,616 samples, 100.00%)</title>" "count of 2^64-1: main's title as flamegraph.pl's (a double)" -- "$FG" "$T/bigmax.txt"
 printf 'a 1.0000000000000000001\nb 1\n' > "$T/prec.txt"
 expect_stderr_contains 0 "prec.txt:1: value has more than 18 decimals" "value with 19 decimals: reported, skipped" -- "$SF" "$T/prec.txt"
 printf 'main;a 1\nmain;b\000c 2\nmain;d 3\n' > "$T/nul.txt"
