@@ -141,8 +141,7 @@ int main(int argc, char **argv)
 			printf("memtimeline (flamekit) %s\n", FK_VERSION);
 			return FK_EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog);
-			return FK_EXIT_USAGE;
+			return fk_cli_usage_hint(prog);
 		}
 	}
 	if (optind >= argc)

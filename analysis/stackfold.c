@@ -279,7 +279,5 @@ int main(int argc, char **argv)
 	o.inputs = argv + optind;
 	o.ninputs = (size_t)(argc - optind);
 	status = fk_stackfold_run(&o, &diag);
-	if (status == FK_EXIT_USAGE)
-		fprintf(stderr, "Try '%s --help'.\n", prog);
-	return status;
+	return status == FK_EXIT_USAGE ? fk_cli_usage_hint(prog) : status;
 }

@@ -611,21 +611,29 @@ static char **list_to_vector(const char *arg0, va_list ap)
 	return argv;
 }
 
+/* Runs the vector through exec (one of the hooks above); the vector is
+ * ours to free when the exec fails. */
+static int exec_vector(int (*exec)(const char *, char *const[], char *const[]), const char *file,
+		       char **argv, char *const envp[])
+{
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = exec(file, argv, envp);
+	int e = errno;
+	free(argv);
+	errno = e;
+	return rc;
+}
+
 int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
 	char **argv = list_to_vector(arg, ap);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int rc = execv(path, argv);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return rc;
+	return exec_vector(execve, path, argv, environ);
 }
 
 int execlp(const char *file, const char *arg, ...)
@@ -634,15 +642,7 @@ int execlp(const char *file, const char *arg, ...)
 	va_start(ap, arg);
 	char **argv = list_to_vector(arg, ap);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int rc = execvp(file, argv);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return rc;
+	return exec_vector(execvpe, file, argv, environ);
 }
 
 int execle(const char *path, const char *arg, ...)
@@ -652,13 +652,5 @@ int execle(const char *path, const char *arg, ...)
 	char **argv = list_to_vector(arg, ap);
 	char *const *envp = va_arg(ap, char *const *); /* after the NULL */
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int rc = execve(path, argv, envp);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return rc;
+	return exec_vector(execve, path, argv, envp);
 }

@@ -23,15 +23,21 @@ bool fk_cli_close_output(const char *prog, FILE *f, const char *path)
 	return fk_outfile_fclose(f, path, &d);
 }
 
+int fk_cli_usage_hint(const char *prog)
+{
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	return FK_EXIT_USAGE;
+}
+
 int fk_cli_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	fputc('\n', stderr);
 	va_end(ap);
-	return FK_EXIT_USAGE;
+	return fk_cli_usage_hint(prog);
 }
 
 bool fk_cli_num(const char *s, struct fk_num *out)

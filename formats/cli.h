@@ -17,6 +17,9 @@
 FILE *fk_cli_open_output(const char *prog, const char *path);
 bool fk_cli_close_output(const char *prog, FILE *f, const char *path);
 
+/* "Try 'prog --help'." on stderr, after a usage error already reported
+ * (getopt's, or a library entry's); returns FK_EXIT_USAGE. */
+int fk_cli_usage_hint(const char *prog);
 /* "prog: message\nTry 'prog --help'." on stderr; returns FK_EXIT_USAGE. */
 int fk_cli_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
