@@ -38,6 +38,7 @@ enum fk_cap_chunk_type {
 	FK_CAP_DROPS = 7,   /* records lost per thread (rings full) */
 	FK_CAP_CLOCK = 8,   /* a (monotonic, realtime) pair */
 	FK_CAP_END = 9,     /* clean shutdown: totals */
+	FK_CAP_PYFRAMES = 10, /* Python frames named by id (FK_CAP_IP_PYTHON) */
 	/* Kept for the CUDA side: */
 	FK_CAP_GPU_API = 16,
 	FK_CAP_GPU_KERNELS = 17,
@@ -52,6 +53,10 @@ enum fk_cap_chunk_type {
  * sample stood for (a short-lived thread, the last part of a period),
  * charged when the thread ended under the last stack it was sampled in. */
 #define FK_CAP_IP_UNSAMPLED 2
+/* A stack address with this bit set is a Python frame: the low 63 bits are
+ * its FK_CAP_PYFRAMES id. No code address has it (user space on x86-64 and
+ * arm64 ends far below 2^63). */
+#define FK_CAP_IP_PYTHON (UINT64_C(1) << 63)
 
 /* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU only). */
 enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2, FK_CAP_POOL = 3 };
