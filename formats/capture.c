@@ -67,6 +67,27 @@ const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len)
 	return p;
 }
 
+static const uint8_t *get_text(struct fk_cap_cursor *c, size_t *len)
+{
+	const uint8_t *p = fk_cap_get_bytes(c, len);
+	if (*len && memchr(p, 0, *len))
+		c->bad = true; /* names are C strings once read */
+	return p;
+}
+
+bool fk_cap_get_pyframe(struct fk_cap_cursor *c, struct fk_cap_pyframe *f)
+{
+	f->id = fk_cap_get_uvarint(c);
+	f->file = get_text(c, &f->file_len);
+	f->qualname = get_text(c, &f->qualname_len);
+	f->name = get_text(c, &f->name_len);
+	f->first_line = fk_cap_get_uvarint(c);
+	f->line = fk_cap_get_uvarint(c);
+	if (f->id == 0 || f->id >= FK_CAP_IP_PYTHON)
+		c->bad = true;
+	return !c->bad;
+}
+
 /* ---- whole file in memory ---- */
 
 struct whole {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/bsearch.h"
 #include "formats/grow.h"
 #include "formats/input.h"
 
@@ -27,6 +28,15 @@ static bool key_is(const uint8_t *key, size_t len, const char *want)
 	return len == strlen(want) && memcmp(key, want, len) == 0;
 }
 
+/* A META count: its leading digits (a count past 64 bits stops growing). */
+static uint64_t decimal(const uint8_t *val, size_t vl)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < vl && val[i] >= '0' && val[i] <= '9' && n <= (UINT64_MAX - 9) / 10; i++)
+		n = n * 10 + (uint64_t)(val[i] - '0');
+	return n;
+}
+
 static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 {
 	while (fk_cap_more(k)) {
@@ -43,14 +53,78 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 		} else if (key_is(key, kl, "gpu_clock")) {
 			c->gpu_monotonic = key_is(val, vl, "monotonic");
 		} else if (key_is(key, kl, "alloc_waits")) {
-			uint64_t n = 0;
-			for (size_t i = 0; i < vl && val[i] >= '0' && val[i] <= '9' &&
-					   n <= (UINT64_MAX - 9) / 10; i++)
-				n = n * 10 + (uint64_t)(val[i] - '0');
-			c->alloc_waits = n;
+			c->alloc_waits = decimal(val, vl);
+		} else if (key_is(key, kl, "python")) {
+			free(c->python_status);
+			c->python_status = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "cwd")) {
+			free(c->cwd);
+			c->cwd = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "python_faults")) {
+			c->python_faults = decimal(val, vl);
 		}
 	}
 	return !k->bad;
+}
+
+/* ---- Python frames ---- */
+
+static int python_frame_cmp(const void *key, const void *element)
+{
+	uint64_t id = *(const uint64_t *)key, other = ((const struct fk_cap_python_frame *)element)->id;
+	return (id > other) - (id < other);
+}
+
+const struct fk_cap_python_frame *fk_capture_python_frame(const struct fk_capture *c, uint64_t id)
+{
+	size_t at = fk_lower_bound(c->pyframes, c->npyframes, sizeof *c->pyframes, &id,
+				   python_frame_cmp);
+	return at < c->npyframes && c->pyframes[at].id == id ? &c->pyframes[at] : NULL;
+}
+
+/* Ids come in increasing order (appended); one out of order is put in its
+ * place. An id defined twice is a bad record: the first stays. */
+static bool pyframes(struct fk_capture *c, struct fk_cap_cursor *k)
+{
+	struct fk_cap_pyframe f;
+	while (fk_cap_more(k) && fk_cap_get_pyframe(k, &f)) {
+		size_t at = c->npyframes;
+		if (at && c->pyframes[at - 1].id >= f.id) {
+			at = fk_lower_bound(c->pyframes, c->npyframes, sizeof *c->pyframes, &f.id,
+					    python_frame_cmp);
+			if (c->pyframes[at].id == f.id) {
+				k->bad = true;
+				break;
+			}
+		}
+		if (!FK_GROW(c->pyframes, c->pyframes_cap, c->npyframes + 1, 256))
+			return false;
+		struct fk_cap_python_frame d = {
+			f.id, dup_bytes(f.file, f.file_len), dup_bytes(f.qualname, f.qualname_len),
+			dup_bytes(f.name, f.name_len), f.first_line, f.line,
+		};
+		if (!d.file || !d.qualname || !d.name) {
+			free(d.file), free(d.qualname), free(d.name);
+			return false;
+		}
+		memmove(c->pyframes + at + 1, c->pyframes + at,
+			(c->npyframes - at) * sizeof *c->pyframes);
+		c->pyframes[at] = d;
+		c->npyframes++;
+	}
+	return !k->bad;
+}
+
+/* Stack nodes naming Python frames no chunk defined (a damaged or missing
+ * PYFRAMES chunk): they read "[lost python frame]". */
+static uint64_t count_missing_pyframes(const struct fk_capture *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 1; i < c->nnodes; i++)
+		if ((c->ip[i] & FK_CAP_IP_PYTHON) &&
+		    !fk_capture_python_frame(c, c->ip[i] & ~FK_CAP_IP_PYTHON))
+			n++;
+	return n;
 }
 
 /* ---- CUDA ---- */
@@ -451,6 +525,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
+	case FK_CAP_PYFRAMES: ok = pyframes(c, &k); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -487,6 +562,7 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 		return false;
 	if (!c->real_minus_mono)
 		c->real_minus_mono = c->hdr.start_real_ns - c->hdr.start_mono_ns;
+	c->missing_pyframes = count_missing_pyframes(c);
 	if (c->bad_records)
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
@@ -539,6 +615,10 @@ bool fk_capture_loss(const struct fk_capture *c, char *buf, size_t n)
 			 c->dropped_samples, c->dropped_events);
 	if (c->gpu_dropped)
 		add_part(buf, n, &k, "%" PRIu64 " GPU records dropped by CUPTI", c->gpu_dropped);
+	if (c->missing_pyframes)
+		add_part(buf, n, &k, "%" PRIu64 " stack frame%s name%s a Python frame no chunk "
+			 "defined ([lost python frame])", c->missing_pyframes,
+			 c->missing_pyframes == 1 ? "" : "s", c->missing_pyframes == 1 ? "s" : "");
 	return k != 0;
 }
 
@@ -594,5 +674,13 @@ void fk_capture_free(struct fk_capture *c)
 		free(c->nvtx[i].name);
 	free(c->nvtx);
 	free(c->raw);
+	free(c->python_status);
+	free(c->cwd);
+	for (size_t i = 0; i < c->npyframes; i++) {
+		free(c->pyframes[i].file);
+		free(c->pyframes[i].qualname);
+		free(c->pyframes[i].name);
+	}
+	free(c->pyframes);
 	memset(c, 0, sizeof *c);
 }
