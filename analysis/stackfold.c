@@ -64,6 +64,7 @@ static void usage(FILE *f)
 "      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
 "      --info               print each capture's summary (stackcap info) instead\n"
+FK_PY_HELP
 "\n"
 "perf script output (found by its look, or --input=perf), folded exactly as\n"
 "FlameGraph's stackcollapse-perf.pl folds it, with its options:\n"
@@ -113,6 +114,8 @@ static const struct {
 	{ "context", OPT(read.perf.context), 0 },
 };
 #define NFLAGS (sizeof flag_opts / sizeof flag_opts[0])
+/* The --python-* options (analysis/capture/pynames.h): PY_BASE + FK_PY_OPT_*. */
+#define PY_BASE 2000
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_SCALE, OPT_MIN, OPT_STRICT, OPT_VERSION,
        OPT_METRIC, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_INPUT, OPT_EVENT, OPT_BY, OPT_LIMIT,
@@ -237,12 +240,13 @@ static int check_combination(struct fk_stackfold_opts *o, const char *sort, bool
 
 int main(int argc, char **argv)
 {
-	struct option longopts[NVALUES + NFLAGS + 1];
+	struct option longopts[NVALUES + NFLAGS + FK_PY_NOPTS + 1];
 	memcpy(longopts, value_opts, sizeof value_opts);
 	for (size_t i = 0; i < NFLAGS; i++)
 		longopts[NVALUES + i] = (struct option){ flag_opts[i].name, no_argument, NULL,
 							 FLAG_BASE + (int)i };
-	longopts[NVALUES + NFLAGS] = (struct option){ 0 };
+	fk_py_options(longopts + NVALUES + NFLAGS, PY_BASE);
+	longopts[NVALUES + NFLAGS + FK_PY_NOPTS] = (struct option){ 0 };
 
 	struct fk_stackfold_opts o;
 	fk_stackfold_opts_defaults(&o);
@@ -252,6 +256,12 @@ int main(int argc, char **argv)
 	bool table_opts = false;
 	int c, status;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		if (c >= PY_BASE && c < PY_BASE + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.read.capture.python, c - PY_BASE, optarg);
+			if (wrong)
+				return fk_cli_usage_error(prog, "%s, not '%s'", wrong, optarg ? optarg : "");
+			continue;
+		}
 		if (c >= FLAG_BASE && c < FLAG_BASE + (int)NFLAGS) {
 			char *base = (char *)&o;
 			*(bool *)(base + flag_opts[c - FLAG_BASE].field) = true;

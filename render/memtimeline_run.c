@@ -124,7 +124,7 @@ int fk_memtimeline_run(const struct fk_memtimeline_opts *o, struct fk_diag *d)
 {
 	struct fk_memtimeline m;
 	int rc = FK_EXIT_BAD_INPUT;
-	if (fk_memtimeline_build(&m, o->inputs, o->ninputs, o->device, d))
+	if (fk_memtimeline_build(&m, o->inputs, o->ninputs, o->device, &o->python, d))
 		rc = fk_memtimeline_write(&m, o, d);
 	fk_memtimeline_free(&m);
 	return rc;

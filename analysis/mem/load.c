@@ -17,7 +17,7 @@ static bool before(const struct fk_mem_timeline *tl, size_t a, size_t b)
 }
 
 bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *const *paths,
-		 size_t npaths, int16_t device, struct fk_diag *d)
+		 size_t npaths, int16_t device, const struct fk_py_opts *py, struct fk_diag *d)
 {
 	in->sources = calloc(npaths ? npaths : 1, sizeof *in->sources);
 	in->count = 0;
@@ -43,7 +43,10 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			fk_input_close(&input);
 			if (!loaded)
 				return false;
-			bool ok = fk_capture_memory(&c, 0, tl, d);
+			struct fk_cap_fold_opts names = { 0 };
+			if (py)
+				names.python = *py;
+			bool ok = fk_capture_memory_opts(&c, &names, tl, d);
 			char lost[400];
 			if (fk_capture_loss(&c, lost, sizeof lost)) {
 				size_t k = strlen(in->loss);
