@@ -778,7 +778,7 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 		c->nnodes ? c->nnodes - 1 : 0);
 	if (c->python_status || c->npyframes) {
 		fprintf(out, "python:      %s; %zu distinct Python frames",
-			c->python_status ? c->python_status : "?", c->npyframes);
+			c->python_status ? c->python_status : "not recorded", c->npyframes);
 		if (c->python_faults)
 			fprintf(out, "; %" PRIu64 " walks stopped by the fault guard", c->python_faults);
 		fputc('\n', out);
