@@ -82,37 +82,59 @@ const struct fk_cap_python_frame *fk_capture_python_frame(const struct fk_captur
 	return at < c->npyframes && c->pyframes[at].id == id ? &c->pyframes[at] : NULL;
 }
 
-/* Ids come in increasing order (appended); one out of order is put in its
- * place. An id defined twice is a bad record: the first stays. */
-static bool pyframes(struct fk_capture *c, struct fk_cap_cursor *k)
+/* Frames are appended as read; *unsorted is set when one does not follow
+ * the last in id order (then pyframes_sort puts them in order). */
+static bool pyframes(struct fk_capture *c, struct fk_cap_cursor *k, bool *unsorted)
 {
 	struct fk_cap_pyframe f;
 	while (fk_cap_more(k) && fk_cap_get_pyframe(k, &f)) {
-		size_t at = c->npyframes;
-		if (at && c->pyframes[at - 1].id >= f.id) {
-			at = fk_lower_bound(c->pyframes, c->npyframes, sizeof *c->pyframes, &f.id,
-					    python_frame_cmp);
-			if (c->pyframes[at].id == f.id) {
-				k->bad = true;
-				break;
-			}
-		}
+		if (c->npyframes && c->pyframes[c->npyframes - 1].id >= f.id)
+			*unsorted = true;
 		if (!FK_GROW(c->pyframes, c->pyframes_cap, c->npyframes + 1, 256))
 			return false;
 		struct fk_cap_python_frame d = {
 			f.id, dup_bytes(f.file, f.file_len), dup_bytes(f.qualname, f.qualname_len),
-			dup_bytes(f.name, f.name_len), f.first_line, f.line,
+			dup_bytes(f.name, f.name_len), f.first_line, f.line, c->npyframes,
 		};
 		if (!d.file || !d.qualname || !d.name) {
 			free(d.file), free(d.qualname), free(d.name);
 			return false;
 		}
-		memmove(c->pyframes + at + 1, c->pyframes + at,
-			(c->npyframes - at) * sizeof *c->pyframes);
-		c->pyframes[at] = d;
-		c->npyframes++;
+		c->pyframes[c->npyframes++] = d;
 	}
 	return !k->bad;
+}
+
+static int by_id_then_order(const void *x, const void *y)
+{
+	const struct fk_cap_python_frame *a = x, *b = y;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static void free_pyframe(struct fk_cap_python_frame *f)
+{
+	free(f->file);
+	free(f->qualname);
+	free(f->name);
+}
+
+/* In id order (one sort, however they came); an id defined again is a bad
+ * record: the first definition read stays. */
+static void pyframes_sort(struct fk_capture *c)
+{
+	qsort(c->pyframes, c->npyframes, sizeof *c->pyframes, by_id_then_order);
+	size_t kept = 0;
+	for (size_t i = 0; i < c->npyframes; i++) {
+		if (kept && c->pyframes[kept - 1].id == c->pyframes[i].id) {
+			free_pyframe(&c->pyframes[i]);
+			c->bad_records++;
+			continue;
+		}
+		c->pyframes[kept++] = c->pyframes[i];
+	}
+	c->npyframes = kept;
 }
 
 /* Stack nodes naming Python frames no chunk defined (a damaged or missing
@@ -504,6 +526,7 @@ struct load_ctx {
 	size_t node_cap;
 	bool nomem;
 	uint64_t next_seq;     /* the sequence number the next chunk should have */
+	bool pyframes_unsorted;
 };
 
 static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, size_t n)
@@ -525,7 +548,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
-	case FK_CAP_PYFRAMES: ok = pyframes(c, &k); break;
+	case FK_CAP_PYFRAMES: ok = pyframes(c, &k, &l->pyframes_unsorted); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -562,6 +585,8 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 		return false;
 	if (!c->real_minus_mono)
 		c->real_minus_mono = c->hdr.start_real_ns - c->hdr.start_mono_ns;
+	if (l.pyframes_unsorted)
+		pyframes_sort(c);
 	c->missing_pyframes = count_missing_pyframes(c);
 	if (c->bad_records)
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
@@ -676,11 +701,8 @@ void fk_capture_free(struct fk_capture *c)
 	free(c->raw);
 	free(c->python_status);
 	free(c->cwd);
-	for (size_t i = 0; i < c->npyframes; i++) {
-		free(c->pyframes[i].file);
-		free(c->pyframes[i].qualname);
-		free(c->pyframes[i].name);
-	}
+	for (size_t i = 0; i < c->npyframes; i++)
+		free_pyframe(&c->pyframes[i]);
 	free(c->pyframes);
 	memset(c, 0, sizeof *c);
 }

@@ -77,6 +77,7 @@ struct fk_cap_python_frame { /* a PYFRAMES record, kept by id */
 	uint64_t id;
 	char *file, *qualname, *name; /* co_filename, co_qualname, co_name */
 	uint64_t first_line, line;    /* co_firstlineno; the line being run (0: unknown) */
+	size_t order;                 /* read order: of an id defined twice, the first wins */
 };
 
 struct fk_capture {
