@@ -133,16 +133,17 @@ threading.py(6):_h 1000" \
 	"paths: site-packages, dist-packages, lib/python3.11, the working directory (not a sibling)" \
 	-- "$SF" "$T/paths.cap"
 
-# Names that would break the folded text or the SVG; the largest line;
-# empty names. The SVG is flamegraph's from stackfold's text.
+# Names that would break the folded text, the SVG or the HTML page; the
+# largest line; empty names. The SVG is flamegraph's from stackfold's text.
 cat > "$T/odd.json" << 'EOF'
-{"hz": 1000, "chunks": [
+{"hz": 1000, "flags": 1, "chunks": [
  ["pyframes", [[1, "/a dir/x;y.py", "C.<lambda>\tb", "n\nl", 18446744073709551615, 18446744073709551615],
                [2, "<frozen a&b>", "<genexpr>", "<genexpr>", 3, 0],
                [3, "", "", "", 0, 0],
                [4, "t.py", "", "only_name", 1, 2]]],
  ["stacks", [1, [[0, "py:1"], [1, "py:2"], [2, "py:3"], [0, "py:4"]]]],
  ["samples", [[1, 3, 2], [1, 4, 1]]],
+ ["allocs", [[1, 1, 4096, 64, 3]]],
  ["end", []]
 ]}
 EOF
@@ -156,6 +157,9 @@ t.py(1):_only_name 1000" \
 expect_stdout_contains 0 "&lt;frozen_a&amp;b&gt;(0):_&lt;genexpr&gt;" \
 	"odd names in the SVG: escaped" -- sh -c '"$1" "$2" | "$3"' sh "$SF" "$T/odd.cap" "$FG"
 then_stdout_lacks "<frozen" "odd names in the SVG: no raw markup"
+expect_stdout_contains 0 "&lt;frozen_a&amp;b&gt;(0):_&lt;genexpr&gt;" \
+	"odd names in memtimeline's page: escaped" -- "$MT" --device cpu --html "$T/odd.cap"
+then_stdout_lacks "<frozen" "odd names in memtimeline's page: no raw markup"
 
 # An id no chunk defined, and a damaged PYFRAMES chunk: the frames say they
 # are lost, and the loss line says so.
