@@ -67,9 +67,10 @@ const char *fk_py_option(struct fk_py_opts *o, int which, const char *arg);
 
 /* The options' lines for --help. */
 #define FK_PY_HELP \
-"      --python-names=line|torch  Python frames as \"file.py(LINE): qualname\"\n" \
+"      --python-names=line|torch  Python frames as \"file.py(LINE):_qualname\"\n" \
 "                           with the line being run (default), or as torch's\n" \
-"                           export_stacks: \"file.py(DEF LINE): name\"\n" \
+"                           export_stacks: \"file.py(DEF LINE):_name\" (' ',\n" \
+"                           ';', tab and newline written '_', as torch does)\n" \
 "      --python-paths=short|full  file names shortened as torch does: through\n" \
 "                           site-packages/, dist-packages/, lib/pythonX.Y/, or\n" \
 "                           the program's working directory (default); full:\n" \
