@@ -53,11 +53,16 @@ static const char *after_lib_python(const char *path)
 
 const char *fk_py_short_path(const char *path, const char *cwd, const struct fk_py_opts *o)
 {
+	/* The longest prefix that matches, whatever their order (torch tries
+	 * its prefixes reverse-sorted: a directory's before its parent's). */
+	const char *shortest = NULL;
 	for (size_t i = 0; i < o->nprefix; i++) {
 		const char *rest = strip_dir(path, o->prefix[i]);
-		if (rest)
-			return rest;
+		if (rest && (!shortest || rest > shortest))
+			shortest = rest;
 	}
+	if (shortest)
+		return shortest;
 	if (o->full_paths)
 		return path;
 	const char *site = after_last(path, "site-packages/");

@@ -12,8 +12,8 @@
  * known) prints as 0; an empty qualname falls back to the name, an empty
  * name or file name reads "<unknown>".
  *
- * Paths (--python-paths): the first --python-prefix the path starts with
- * is stripped and that is all; else, unless "full", they are shortened as
+ * Paths (--python-paths): the longest --python-prefix the path starts
+ * with is stripped and that is all; else, unless "full", they are shortened as
  * torch shortens them: through the last "site-packages/" or
  * "dist-packages/", else through "lib/pythonX.Y/", else the capture's
  * working directory (META cwd). Prefixes match whole directories only.
@@ -76,7 +76,8 @@ const char *fk_py_option(struct fk_py_opts *o, int which, const char *arg);
 "                           the program's working directory (default); full:\n" \
 "                           whole, but for --python-prefix\n" \
 "      --python-prefix=PATH strip PATH/ from file names starting with it,\n" \
-"                           before anything else (repeatable, up to 16)\n" \
+"                           before anything else (repeatable, up to 16: the\n" \
+"                           longest that matches)\n" \
 "      --python-only        only the Python frames and the native frames below\n" \
 "                           the innermost one (aten, BLAS): no interpreter\n" \
 "                           frames; stacks without Python frames unchanged\n"

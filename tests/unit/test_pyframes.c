@@ -164,9 +164,9 @@ static void test_paths(void **state)
 	assert_string_equal(short_of("/home/u/proj", cwd, &o), "/home/u/proj");
 	assert_string_equal(short_of("<stdin>", cwd, &o), "<stdin>");
 	assert_string_equal(short_of("/home/u/proj/t.py", NULL, &o), "/home/u/proj/t.py");
-	/* --python-prefix: first, and alone when it matches. */
-	o.prefix[o.nprefix++] = "/v/lib/";
+	/* --python-prefix: first, the longest that matches, and alone. */
 	o.prefix[o.nprefix++] = "/v";
+	o.prefix[o.nprefix++] = "/v/lib/";
 	assert_string_equal(short_of("/v/lib/python3.11/site-packages/torch/a.py", cwd, &o),
 			    "python3.11/site-packages/torch/a.py");
 	assert_string_equal(short_of("/v/other/a.py", cwd, &o), "other/a.py");
