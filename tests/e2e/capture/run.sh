@@ -29,6 +29,7 @@
 #   h. exec (followed, or not with --no-follow); dash's _exit
 #   i. usage errors, the default output name, the exit status
 #   j. C++ names demangled (a templated member function, an inlined one)
+#   k. flamegraph reads captures: as stackfold folds them; loss marked
 # Statistical bounds (shares +-5 points, totals +-10 %, sampled estimates
 # +-15 %) are several standard errors wide; see each case.
 #
@@ -46,10 +47,11 @@ BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "run.sh: no build directory '$1'" 
 SC=$BUILD/stackcap
 SF=$BUILD/stackfold
 MT=$BUILD/memtimeline
+FG=$BUILD/flamegraph
 CPU_SHARES=$BUILD/samples/cpu_shares
 ALLOC_PATTERN=$BUILD/samples/alloc_pattern
 HERE=$root/tests/e2e/capture
-for b in "$SC" "$SF" "$MT" "$BUILD/libstackcap.so" "$CPU_SHARES" "$ALLOC_PATTERN"; do
+for b in "$SC" "$SF" "$MT" "$FG" "$BUILD/libstackcap.so" "$CPU_SHARES" "$ALLOC_PATTERN"; do
 	[ -e "$b" ] || { echo "Bail out! $b is missing (run make first)"; exit 2; }
 done
 command -v python3 >/dev/null 2>&1 || { echo "Bail out! python3 is needed"; exit 2; }
@@ -847,6 +849,82 @@ elif wanted "j. C++ (box): stackfold names the templated member function demangl
 		problem "no '$BOX_MAKE;${BOX_STEP}_[i]' stack: $(tr '\n' '|' < "$T/box_inl.txt" | head -c 400)"
 	no_mangled "$T/box_inl.txt"
 	finish "j. C++ (box), --inline: the inlined member demangled, under its caller"
+fi
+
+# ------------------------------------------------ k. flamegraph, captures --
+# flamegraph reads a capture itself, folded as stackfold folds it: a clean
+# one gives the very SVG of `stackfold C | flamegraph`. A damaged one (a
+# flipped bit mid-file, or cut short like a killed program's) says what it
+# lost on stderr, in the subtitle (a short mark, after the user's, escaped)
+# and in the notes (the whole loss line); --strict makes that an error.
+# svg_part FILE: the notes comment and the subtitle text of an SVG.
+svg_notes() { sed -n 's/^<!-- NOTES: \(.*\) -->$/\1/p' "$1"; }
+svg_subtitle() { sed -n 's/^<text id="subtitle"[^>]*>\(.*\)<\/text>$/\1/p' "$1"; }
+set -- "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet" \
+	"k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph" \
+	"k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes" \
+	"k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1" \
+	"k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
+if wanted "$@"; then
+	c=$T/fg_spin.cap
+	"$SC" -o "$c" "$P/spin" 0.4 > /dev/null 2>&1
+	begin "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet"
+	"$SF" "$c" 2> "$T/sf.err" | "$FG" > "$T/piped.svg" 2>> "$T/sf.err"
+	run "$FG" "$c"
+	want_rc 0
+	[ -s "$T/out" ] || problem "no SVG"
+	cmp -s "$T/out" "$T/piped.svg" || problem "the SVG differs from stackfold | flamegraph's: $(cmp "$T/out" "$T/piped.svg" 2>&1)"
+	grep -q spin_here "$T/out" || problem "no spin_here frame"
+	[ -s "$T/err" ] && problem "stderr: $(stderr_head)"
+	case $(svg_notes "$T/out") in "") ;; *) problem "notes on a clean capture: $(svg_notes "$T/out")" ;; esac
+	grep -q 'id="subtitle"' "$T/out" && problem "a subtitle on a clean capture"
+	finish "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet"
+
+	begin "k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph"
+	"$SF" --metric samples "$c" 2> /dev/null | "$FG" --countname samples > "$T/piped.svg" 2> /dev/null
+	run "$FG" --metric samples --countname samples "$c"
+	want_rc 0
+	cmp -s "$T/out" "$T/piped.svg" || problem "the SVG differs from stackfold --metric samples | flamegraph's"
+	finish "k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph"
+
+	d=$T/fg_flipped.cap
+	mid=$(capfile middle "$c")
+	size=$(capfile flip "$c" "$d" "${mid:-1}")
+	begin "k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes"
+	run "$FG" "$d"
+	want_rc 0
+	want_err "fg_flipped.cap: incomplete capture: 1 damaged chunk skipped ($size bytes)"
+	[ "$(svg_subtitle "$T/out")" = "incomplete capture: see notes" ] ||
+		problem "subtitle '$(svg_subtitle "$T/out")'"
+	[ "$(svg_notes "$T/out")" = "incomplete capture: $d: 1 damaged chunk skipped ($size bytes)" ] ||
+		problem "notes '$(svg_notes "$T/out")'"
+	finish "k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes"
+
+	cut=$T/fg_cut.cap
+	capfile cut "$c" "$cut" $(( $(wc -c < "$c") * 2 / 3 ))
+	begin "k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1"
+	run "$FG" --subtitle 'run <1> & co' --notes 'my notes' "$cut"
+	want_rc 0
+	want_err "fg_cut.cap: incomplete capture: no END chunk"
+	[ "$(svg_subtitle "$T/out")" = "run &lt;1&gt; &amp; co (incomplete capture: see notes)" ] ||
+		problem "subtitle '$(svg_subtitle "$T/out")'"
+	case $(svg_notes "$T/out") in
+	"my notes incomplete capture: $cut: no END chunk ("*) ;;
+	*) problem "notes '$(svg_notes "$T/out")'" ;;
+	esac
+	run "$FG" --strict "$cut"
+	want_rc 1
+	want_err "incomplete capture (--strict): no END chunk"
+	finish "k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1"
+
+	begin "k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
+	"$SF" "$c" > "$T/fg.folded" 2> /dev/null
+	run "$FG" --metric samples "$T/fg.folded"
+	want_rc 1
+	want_err "--metric reads stackcap captures"
+	run "$FG" --metric nonsense "$c"
+	want_rc 2
+	finish "k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
 fi
 
 done_testing
