@@ -575,11 +575,20 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 				}
 			}
 		} else {
-			continue; /* allocated before the capture, or not sampled */
+			/* Allocated before the capture, not sampled, or lost. */
+			tl->unmatched_frees += c->hdr.alloc_sample == 0;
+			continue;
 		}
 		if (!fk_mem_add(tl, &ev))
 			ok = false;
 	}
+	/* Host blocks live at the end that a loss may have freed unseen. */
+	int64_t lost_before = !c->status.clean || c->loss_until_ns == UINT64_MAX ? INT64_MAX
+			      : c->loss_until_ns ? (int64_t)(c->loss_until_ns + c->real_minus_mono)
+			      : INT64_MIN;
+	if (lost_before > tl->lost_before_ns)
+		tl->lost_before_ns = lost_before;
+	tl->no_end |= !c->status.clean;
 	/* GPU memory (CUPTI MEMORY2), by device, each allocation with the stack
 	 * of the call that made it. */
 	struct corr_index x;
