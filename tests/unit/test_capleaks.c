@@ -10,10 +10,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "analysis/capture/model.h"
 #include "analysis/mem/replay.h"
 
 #include "scratch_dir.h"
+#include "capture_build.h"
 
 static int setup(void **state)
 {
@@ -27,79 +27,44 @@ static int teardown(void **state)
 	return scratch_remove();
 }
 
-/* ---- a capture, chunk by chunk ---- */
+/* ---- ALLOCS and DROPS chunks ---- */
 
-struct cap {
-	struct fk_cap_buf file, p;
-	uint64_t seq, t; /* t: the previous ALLOCS record's time */
-};
-
-static void chunk(struct cap *b, uint16_t type)
-{
-	assert_true(fk_cap_chunk_encode(&b->file, type, b->seq++, b->p.p, b->p.len));
-	b->p.len = 0;
-}
-
-/* A header and one stack node (1: [0x10]). */
-static void cap_begin(struct cap *b)
-{
-	*b = (struct cap){ 0 };
-	struct fk_cap_header h = { .version = FK_CAP_VERSION, .pid = 1, .sample_hz = 999,
-				   .start_mono_ns = 1000, .start_real_ns = 1000 };
-	uint8_t hdr[FK_CAP_HEADER_SIZE];
-	fk_cap_header_encode(hdr, &h);
-	fk_cap_put_bytes(&b->file, hdr, sizeof hdr);
-	fk_cap_put_uvarint(&b->p, 1);
-	fk_cap_put_uvarint(&b->p, 0), fk_cap_put_uvarint(&b->p, 0x10);
-	chunk(b, FK_CAP_STACKS);
-}
+static uint64_t prev_t; /* the previous ALLOCS record's time */
 
 /* An ALLOCS chunk of the writer cycle that began at base. */
 static void allocs_begin(struct cap *b, uint64_t base)
 {
 	fk_cap_put_uvarint(&b->p, base);
-	b->t = base;
+	prev_t = base;
 }
 
 static void event(struct cap *b, uint8_t kind, uint64_t t, uint64_t addr, uint64_t size)
 {
 	fk_cap_put_u8(&b->p, kind);
-	fk_cap_put_svarint(&b->p, (int64_t)(t - b->t));
+	fk_cap_put_svarint(&b->p, (int64_t)(t - prev_t));
 	fk_cap_put_uvarint(&b->p, 7);
 	fk_cap_put_uvarint(&b->p, addr);
 	if (kind == FK_CAP_ALLOC) {
 		fk_cap_put_uvarint(&b->p, size);
 		fk_cap_put_uvarint(&b->p, 1);
 	}
-	b->t = t;
+	prev_t = t;
 }
 
 static void drops(struct cap *b, uint64_t events)
 {
 	fk_cap_put_uvarint(&b->p, 7), fk_cap_put_uvarint(&b->p, 0);
 	fk_cap_put_uvarint(&b->p, events);
-	chunk(b, FK_CAP_DROPS);
-}
-
-static void end(struct cap *b)
-{
-	for (int i = 0; i < 4; i++)
-		fk_cap_put_uvarint(&b->p, 0);
-	chunk(b, FK_CAP_END);
+	cap_chunk(b, FK_CAP_DROPS);
 }
 
 /* The capture's host heap replayed: rep's leaks, tl's loss fields. */
 static void replay(struct cap *b, struct fk_mem_timeline *tl, struct fk_mem_report *rep)
 {
-	const char *path = path_of("t.stackcap");
-	write_file(path, b->file.p, b->file.len);
-	fk_cap_buf_free(&b->file);
-	fk_cap_buf_free(&b->p);
 	struct fk_diag d;
 	fk_diag_init(&d, "test");
-	d.quiet = true;
 	struct fk_capture c;
-	assert_true(fk_capture_load(path, "t", &c, &d));
+	cap_load(b, "t.stackcap", &c);
 	fk_mem_init(tl);
 	assert_true(fk_capture_memory(&c, 0, tl, &d));
 	fk_capture_free(&c);
@@ -123,16 +88,16 @@ static void two_cycles(struct cap *b, bool lose_chunk, uint64_t dropped, bool wi
 	allocs_begin(b, 100);
 	event(b, FK_CAP_ALLOC, 110, 0x1000, 100);
 	event(b, FK_CAP_ALLOC, 120, 0x2000, 200);
-	chunk(b, FK_CAP_ALLOCS);
+	cap_chunk(b, FK_CAP_ALLOCS);
 	if (lose_chunk)
 		b->seq++; /* a chunk (its frees) that never reached the file */
 	if (dropped)
 		drops(b, dropped);
 	allocs_begin(b, 300);
 	event(b, FK_CAP_ALLOC, 310, 0x3000, 4000);
-	chunk(b, FK_CAP_ALLOCS);
+	cap_chunk(b, FK_CAP_ALLOCS);
 	if (with_end)
-		end(b);
+		cap_end(b);
 }
 
 static void test_clean_capture_reports_every_leak(void **state)
@@ -186,7 +151,7 @@ static void test_loss_in_the_last_cycle_keeps_all_out(void **state)
 	struct cap b;
 	two_cycles(&b, false, 0, false);
 	drops(&b, 1); /* no later cycle says when the loss ended */
-	end(&b);
+	cap_end(&b);
 	struct fk_mem_timeline tl;
 	struct fk_mem_report rep;
 	replay(&b, &tl, &rep);
@@ -221,8 +186,8 @@ static void test_address_allocated_again_is_no_leak(void **state)
 	event(&b, FK_CAP_ALLOC, 110, 0x1000, 100);
 	event(&b, FK_CAP_ALLOC, 120, 0x1000, 50); /* the free between them was lost */
 	event(&b, FK_CAP_FREE, 130, 0x9000, 0);   /* a block never seen allocated */
-	chunk(&b, FK_CAP_ALLOCS);
-	end(&b);
+	cap_chunk(&b, FK_CAP_ALLOCS);
+	cap_end(&b);
 	struct fk_mem_timeline tl;
 	struct fk_mem_report rep;
 	replay(&b, &tl, &rep);
