@@ -23,7 +23,7 @@
 #   c. SIGKILL at random moments: truncated, readable, little lost
 #   d. damage: a flipped byte in each chunk, cuts, garbage files
 #   e. fork: a file per child; children leaving with _exit
-#   f. 500 short-lived threads
+#   f. 500 short-lived threads; threads still alive when the process ends
 #   g. a program's own SIGPROF timer, a thread blocking every signal, one
 #      unblocking them again
 #   h. exec (followed, or not with --no-follow); dash's _exit
@@ -671,6 +671,26 @@ if begin "f. 500 short-lived threads: clean, 501 threads named, tiny_work sample
 	between "${total:-0}" 750000 1400000 || problem "the capture stands for ${total:-0} us of the ~1000000 us the threads used"
 	grep -q '^cpu: .* s sampled, .* s \[unsampled\]' "$T/info" || problem "info: no sampled/unsampled line"
 	finish "f. 500 short-lived threads: clean, 501 threads named, tiny_work sampled (${total:-?} us of ~1000000 us)"
+fi
+
+# livethreads: 30 "worker" threads spend 10 ms of CPU each, then wait; two
+# "spinner" threads spin; main calls exit() with all of them alive. Their
+# timers go at the end and their rings are theirs: the writer's last cycle
+# reads each live thread's CPU clock by tid and charges what no sample
+# stood for, so the workers' 300 ms are there (half of it was missing),
+# and the spinners' last signals racing with it break nothing.
+c=$T/livethreads.cap
+if begin "f. threads alive at exit: clean, their unsampled CPU charged at the end (workers us of 300000)"; then
+	cap "$c" -- "$P/livethreads" 30 10 2
+	want_rc 0
+	want_out "workers 30"
+	want_clean "$c" "capture"
+	grep -q '^threads: *33:' "$T/info" || problem "info: $(grep '^threads' "$T/info" | cut -c1-60), expected 33 threads"
+	want_fold "$c" "$T/live.txt" "stackfold --threads" --threads
+	total=$(awk '$1 ~ /^worker-/ { s += $NF } END { print s + 0 }' "$T/live.txt")
+	between "$total" 285000 330000 || problem "the workers' stacks stand for $total us of the 300000 us they used (want -5 % to +10 %)"
+	grep -q '^spinner-[0-9]*;.*spin_forever' "$T/live.txt" || problem "no spinner samples"
+	finish "f. threads alive at exit: clean, their unsampled CPU charged at the end (workers ${total:-?} us of 300000)"
 fi
 
 # ------------------------------------------------- g. the program's signals --
