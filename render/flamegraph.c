@@ -17,6 +17,8 @@ static void usage(FILE *f)
 "Render folded stacks (\"frame;frame;leaf VALUE\", or \"stack BEFORE AFTER\" for a\n"
 "differential graph) as an interactive SVG. A drop-in for flamegraph.pl: the same\n"
 "options, defaults, geometry and colours. Reads FILEs (gzip or not) or stdin.\n"
+"A stackcap capture is folded first, as `stackfold FILE` folds it; what it lost\n"
+"is reported and marked in the subtitle and notes.\n"
 "\n"
 "  --title TEXT      change the title (default \"Flame Graph\"; \"Icicle Graph\"\n"
 "                    with --inverted, \"Flame Chart\" with --flamechart)\n"
@@ -44,8 +46,10 @@ static void usage(FILE *f)
 "  --factor NUM      multiply the counts shown in tooltips (default 1)\n"
 "  --total NUM       width of the whole graph in counts, when larger than the sum\n"
 "  --encoding ENC    declare this encoding in the XML header\n"
+"  --metric NAME     captures: what is drawn, as stackfold's --metric\n"
+"                    (self_cpu_time_total by default, samples, alloc_bytes, ...)\n"
 "  -o, --output FILE write the SVG to FILE instead of standard output\n"
-"  --strict          the first bad input line is an error\n"
+"  --strict          the first bad input line, or a capture's loss, is an error\n"
 "  -q, --quiet       do not report bad lines\n"
 "  --help            show this help\n"
 "  --version         show the version\n"
@@ -54,14 +58,14 @@ static void usage(FILE *f)
 "the number of CPUs, at most 8); the result is the same for any N.\n"
 "\n"
 "Exit status: 0 success, 1 bad input (nothing to draw, unreadable input,\n"
-"--strict bad line), 2 usage error.\n");
+"--strict bad line or incomplete capture), 2 usage error.\n");
 }
 
 enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
 	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
 	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
-	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION,
+	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION, OPT_METRIC,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +92,7 @@ static const struct option longopts[] = {
 	{ "factor", required_argument, NULL, OPT_FACTOR },
 	{ "total", required_argument, NULL, OPT_TOTAL },
 	{ "encoding", required_argument, NULL, OPT_ENCODING },
+	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "output", required_argument, NULL, 'o' },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -204,6 +209,13 @@ int main(int argc, char **argv)
 		case OPT_INVERTED: o.flame.inverted = true; break;
 		case OPT_FLAMECHART: o.flame.flamechart = true; break;
 		case OPT_NEGATE: o.flame.negate = true; break;
+		case OPT_METRIC:
+			o.metric_given = true;
+			if (!fk_cap_metric_parse(optarg, &o.metric))
+				return fk_cli_usage_error(prog, "--metric: '%s' is not self_cpu_time_total, "
+							  "samples, alloc_bytes, alloc_count, "
+							  "self_cuda_time_total or gpu_alloc_bytes", optarg);
+			break;
 		case 'o': o.output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;

@@ -141,7 +141,8 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		struct fk_stacks *gpu_into = !o->table || !fk_tableview_wants_gpu(tv.metric) ? NULL
 					     : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
-		if (fk_stackfold_load(inputs[i], &read, into, gpu_into, &tv.capture, d) != FK_INPUT_OK)
+		struct fk_stackfold_found found;
+		if (fk_stackfold_load(inputs[i], &read, into, gpu_into, &found, d) != FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
@@ -155,6 +156,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 				status = FK_EXIT_BAD_INPUT;
 			}
 		}
+		tv.capture |= found.capture;
 		fk_stacks_free(&one);
 		fk_stacks_free(&one_gpu);
 	}

@@ -8,6 +8,7 @@
 
 #include "analysis/core/arena.h"
 #include "analysis/capture/model.h"
+#include "analysis/sym/demangle.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/bsearch.h"
 #include "formats/grow.h"
@@ -395,6 +396,19 @@ static int when_cmp(const void *key, const void *element)
 	return k->t_ns < e->t_ns ? -1 : k->t_ns > e->t_ns;
 }
 
+/* Kernel name id's leaf frame: CUPTI gives C++ kernels mangled
+ * (_Z10vector_addPfS_S_i); named as host frames are (no argument list), the
+ * mangled name kept when it does not demangle. Each id demangled once, into
+ * shown (c->nnames entries, freed by the caller). */
+static const char *kernel_name(const struct fk_capture *c, uint32_t id, char **shown)
+{
+	if (id >= c->nnames || !c->names[id])
+		return "[kernel]";
+	if (!shown[id])
+		shown[id] = fk_demangle(c->names[id], strlen(c->names[id]), FK_DEMANGLE_NAME);
+	return shown[id] ? shown[id] : c->names[id];
+}
+
 /* GPU time (ns, written as us with 3 decimals) or GPU bytes allocated, per
  * stack that launched or allocated. */
 static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
@@ -430,6 +444,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			qsort(graph, c->ngraph, sizeof *graph, graph_by_id);
 		}
 	}
+	char **shown = NULL;
+	if (ok && o->metric == FK_METRIC_SELF_CUDA && c->nnames)
+		ok = (shown = calloc(c->nnames, sizeof *shown)) != NULL;
 	if (o->metric == FK_METRIC_SELF_CUDA) {
 		for (size_t i = 0; ok && i < c->nops; i++) {
 			const struct fk_cap_gpu_op *op = &c->ops[i];
@@ -443,8 +460,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
 			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
-					   : op->name < c->nnames && c->names[op->name] ? c->names[op->name]
-					   : "[kernel]";
+					   : kernel_name(c, op->name, shown);
 			uint32_t tid = g ? g->tid : a ? a->tid : 0;
 			uint32_t node = g ? g->node : a ? a->node : UINT32_MAX;
 			ok = add_leaf(into, t, o, PATH_OF(a), tid, node,
@@ -461,6 +477,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		}
 	}
 #undef PATH_OF
+	for (size_t i = 0; shown && i < c->nnames; i++)
+		free(shown[i]);
+	free(shown);
 	free(graph);
 	free(when);
 	free(api_path);
@@ -624,11 +643,20 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 				}
 			}
 		} else {
-			continue; /* allocated before the capture, or not sampled */
+			/* Allocated before the capture, not sampled, or lost. */
+			tl->unmatched_frees += c->hdr.alloc_sample == 0;
+			continue;
 		}
 		if (!fk_mem_add(tl, &ev))
 			ok = false;
 	}
+	/* Host blocks live at the end that a loss may have freed unseen. */
+	int64_t lost_before = !c->status.clean || c->loss_until_ns == UINT64_MAX ? INT64_MAX
+			      : c->loss_until_ns ? (int64_t)(c->loss_until_ns + c->real_minus_mono)
+			      : INT64_MIN;
+	if (lost_before > tl->lost_before_ns)
+		tl->lost_before_ns = lost_before;
+	tl->no_end |= !c->status.clean;
 	/* GPU memory (CUPTI MEMORY2), by device, each allocation with the stack
 	 * of the call that made it. */
 	struct corr_index x;

@@ -527,7 +527,28 @@ struct load_ctx {
 	bool nomem;
 	uint64_t next_seq;     /* the sequence number the next chunk should have */
 	bool pyframes_unsorted;
+	uint64_t last_cycle;   /* the latest cycle_time() read */
+	bool in_loss;          /* records were lost since last_cycle */
 };
+
+/* The base time of a chunk that opens a writer cycle's records (SAMPLES,
+ * ALLOCS: the cycle's start; CLOCK: the last cycle's end), else 0. Every
+ * record of an earlier cycle is older than a later cycle's base, so the
+ * first such time past the one before a loss bounds what was lost. */
+static uint64_t cycle_time(uint16_t type, const uint8_t *p, size_t n)
+{
+	if (type != FK_CAP_SAMPLES && type != FK_CAP_ALLOCS && type != FK_CAP_CLOCK)
+		return 0;
+	struct fk_cap_cursor k = { p, p + n, false };
+	uint64_t t = fk_cap_get_uvarint(&k);
+	return k.bad ? 0 : t;
+}
+
+static void loss_begins(struct load_ctx *l)
+{
+	l->in_loss = true;
+	l->c->loss_until_ns = UINT64_MAX; /* until a later cycle says when it ended */
+}
 
 static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, size_t n)
 {
@@ -537,6 +558,16 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	struct fk_capture *c = l->c;
 	struct fk_cap_cursor k = { p, p + n, false };
 	bool ok = true;
+	if (lost)
+		loss_begins(l);
+	uint64_t cycle = cycle_time(type, p, n);
+	if (cycle > l->last_cycle) {
+		if (l->in_loss)
+			c->loss_until_ns = cycle;
+		l->in_loss = false;
+		l->last_cycle = cycle;
+	}
+	uint64_t dropped_events = c->dropped_events;
 	switch (type) {
 	case FK_CAP_META: ok = meta(c, &k); break;
 	case FK_CAP_MODULES: ok = modules(c, &k); break;
@@ -571,6 +602,8 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	}
 	if (!ok || k.bad)
 		c->bad_records++;
+	if (c->dropped_events != dropped_events || (type == FK_CAP_ALLOCS && (!ok || k.bad)))
+		loss_begins(l);
 	return true;
 }
 

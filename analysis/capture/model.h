@@ -104,6 +104,11 @@ struct fk_capture {
 	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
 	uint64_t alloc_waits;     /* times a full ring made a thread wait (lossless --alloc) */
 	uint64_t bad_records;     /* payloads that did not decode */
+	/* Allocations made before this CLOCK_MONOTONIC time may have been
+	 * freed in what was lost (lost or damaged chunks, dropped events, an
+	 * ALLOCS chunk that did not decode): 0 nothing lost, UINT64_MAX up to
+	 * the end. */
+	uint64_t loss_until_ns;
 	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
 	/* CUDA */
 	char *gpu_status;         /* "on (...)" or "off: why"; NULL: not recorded */

@@ -207,10 +207,11 @@ static int cmp_group(const void *x, const void *y)
 	return (a->first_t_ns > b->first_t_ns) - (a->first_t_ns < b->first_t_ns);
 }
 
-/* The live set as groups, merged by (size, category, stack); created_only
- * leaves out pre-existing allocations. */
-static bool snapshot(const struct live_set *s, bool created_only, struct fk_mem_group **out,
-		     size_t *n)
+/* The live set as groups, merged by (size, category, stack); leaks (the
+ * end's) leaves out pre-existing allocations and, counted in rep, those a
+ * loss may have freed unseen (created before lost_before). */
+static bool snapshot(const struct live_set *s, bool leaks, int64_t lost_before,
+		     struct fk_mem_report *rep, struct fk_mem_group **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -222,9 +223,14 @@ static bool snapshot(const struct live_set *s, bool created_only, struct fk_mem_
 	size_t k = 0;
 	for (size_t i = 0; i <= s->mask; i++) {
 		const struct live *e = &s->slots[i];
-		uint64_t count = created_only ? e->count - e->pre : e->count;
+		uint64_t count = leaks ? e->count - e->pre : e->count;
 		if (!e->count || !count)
 			continue;
+		if (leaks && e->first_t_ns < lost_before) {
+			rep->unsure_count += count;
+			rep->unsure_bytes += count * e->bytes; /* live bytes fit in int64_t */
+			continue;
+		}
 		g[k++] = (struct fk_mem_group){ e->category, e->bytes, count, e->stack,
 						e->pre ? -1 : e->first_t_ns };
 	}
@@ -308,15 +314,15 @@ enum fk_mem_replay_result fk_mem_replay(const struct fk_mem_timeline *tl,
 	if (!live_grow(&r.live))
 		goto out;
 	for (size_t i = 0; i < tl->count; i++) {
-		if (i == rep->peak_events && !snapshot(&r.live, false, &rep->at_peak, &rep->n_at_peak))
+		if (i == rep->peak_events && !snapshot(&r.live, false, 0, rep, &rep->at_peak, &rep->n_at_peak))
 			goto out;
 		if (!step(&r, i))
 			goto out;
 	}
 	if (rep->peak_events == tl->count &&
-	    !snapshot(&r.live, false, &rep->at_peak, &rep->n_at_peak))
+	    !snapshot(&r.live, false, 0, rep, &rep->at_peak, &rep->n_at_peak))
 		goto out;
-	if (!snapshot(&r.live, true, &rep->leaked, &rep->n_leaked))
+	if (!snapshot(&r.live, true, tl->lost_before_ns, rep, &rep->leaked, &rep->n_leaked))
 		goto out;
 	res = FK_MEM_REPLAY_OK;
 out:

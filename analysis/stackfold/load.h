@@ -29,10 +29,21 @@ struct fk_stackfold_read {
 	FILE *info;                  /* --info: captures' summaries go here */
 };
 
+/* What reading one input found besides its stacks. */
+struct fk_stackfold_found {
+	bool capture;    /* it was a stackcap capture */
+	char loss[400];  /* what that capture lost (fk_capture_loss); "" nothing */
+};
+
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu
- * when gpu is not NULL (--table). *capture is set when it was a capture. */
+ * when gpu is not NULL (--table). found is filled for this input. */
 enum fk_input_result fk_stackfold_load(const char *path, const struct fk_stackfold_read *o,
 				       struct fk_stacks *into, struct fk_stacks *gpu,
-				       bool *capture, struct fk_diag *d);
+				       struct fk_stackfold_found *found, struct fk_diag *d);
+/* The same for an input already open (its kind sniffed); flamegraph folds
+ * captures through it. */
+enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct fk_stackfold_read *o,
+					     struct fk_stacks *into, struct fk_stacks *gpu,
+					     struct fk_stackfold_found *found, struct fk_diag *d);
 
 #endif
