@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "analysis/capture/pynames.h"
 #include "formats/cli.h"
 #include "render/flamegraph_run.h"
 
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 "  --total NUM       width of the whole graph in counts, when larger than the sum\n"
 "  --encoding ENC    declare this encoding in the XML header\n"
 "  --metric NAME     captures: what is drawn, as stackfold's --metric\n"
+FK_PY_HELP
 "                    (self_cpu_time_total by default, samples, alloc_bytes, ...)\n"
 "  -o, --output FILE write the SVG to FILE instead of standard output\n"
 "  --strict          the first bad input line, or a capture's loss, is an error\n"
@@ -66,6 +68,7 @@ enum {
 	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
 	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
 	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION, OPT_METRIC,
+	OPT_PY, /* FK_PY_NOPTS of them: keep last */
 };
 
 static const struct option longopts[] = {
@@ -194,13 +197,24 @@ static int set_value(int c, const char *arg, struct fk_flame_opts *o)
 
 int main(int argc, char **argv)
 {
+	enum { NVALUES = sizeof longopts / sizeof longopts[0] - 1 };
+	struct option opts[NVALUES + FK_PY_NOPTS + 1];
+	memcpy(opts, longopts, NVALUES * sizeof *opts);
+	fk_py_options(opts + NVALUES, OPT_PY);
+	opts[NVALUES + FK_PY_NOPTS] = (struct option){ 0 };
 	struct fk_flamegraph_opts o;
 	fk_flamegraph_opts_defaults(&o);
 	bool hash = false, random = false;
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
-	while ((c = getopt_long_only(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:qh", opts, NULL)) != -1) {
+		if (c >= OPT_PY && c < OPT_PY + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.python, c - OPT_PY, optarg);
+			if (wrong)
+				return fk_cli_usage_error(prog, "%s, not '%s'", wrong, optarg ? optarg : "");
+			continue;
+		}
 		switch (c) {
 		case OPT_HASH: hash = true; break;
 		case OPT_RANDOM: random = true; break;

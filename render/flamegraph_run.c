@@ -28,6 +28,7 @@ static bool load_capture(struct fk_input *in, const struct fk_flamegraph_opts *o
 {
 	struct fk_stackfold_read read = { .metric_given = o->metric_given, .metric = o->metric };
 	read.capture.metric = o->metric;
+	read.capture.python = o->python;
 	struct fk_stackfold_found found;
 	struct fk_stacks folded = { 0 };
 	bool ok = fk_stackfold_load_input(in, &read, &folded, NULL, &found, d) == FK_INPUT_OK;

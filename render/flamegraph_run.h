@@ -30,6 +30,7 @@ struct fk_flamegraph_opts {
 	 * metric (--metric: metric_given; stack text then is an error). */
 	enum fk_cap_metric metric;  /* FK_METRIC_SELF_CPU */
 	bool metric_given;
+	struct fk_py_opts python;   /* --python-*: how a capture's Python frames read */
 };
 
 /* flamegraph.pl's defaults: fk_flame_opts_defaults(), standard input and

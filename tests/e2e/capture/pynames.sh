@@ -216,4 +216,13 @@ expect_usage "--python-prefix needs a directory" "usage: --python-prefix /" \
 expect_usage "--python-names is line or torch" "usage: memtimeline --python-names x" \
 	-- "$MT" --python-names x "$T/train.cap"
 
+# flamegraph folds captures itself: the same --python-* options, the same
+# SVG as stackfold's folding piped into it.
+begin
+"$SF" -q --python-names torch --python-only "$T/train.cap" | "$FG" > "$T/piped.svg" 2> "$T/err"
+"$FG" -q --python-names torch --python-only "$T/train.cap" > "$T/direct.svg" 2>> "$T/err"
+cmp -s "$T/piped.svg" "$T/direct.svg" || problem "flamegraph CAPTURE differs from stackfold | flamegraph"
+grep -q 'linear.py(113):_forward' "$T/direct.svg" || problem "no torch-form frame in the SVG"
+finish "flamegraph CAPTURE --python-names torch --python-only: the same SVG as through stackfold"
+
 done_testing
