@@ -251,6 +251,7 @@ int main(int argc, char **argv)
 	const char *sort = NULL;
 	bool table_opts = false;
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		if (c >= FLAG_BASE && c < FLAG_BASE + (int)NFLAGS) {
 			char *base = (char *)&o;
@@ -268,6 +269,7 @@ int main(int argc, char **argv)
 			continue;
 		case OPT_LINES: o.read.capture.sym_flags |= FK_SYM_LINES; continue;
 		case OPT_INFO: o.read.info = stdout; continue;
+		case '?': return fk_cli_bad_option(prog, argv, "o:qh", longopts);
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackfold (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		}

@@ -195,6 +195,7 @@ int main(int argc, char **argv)
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long_only(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HASH: hash = true; break;
@@ -207,6 +208,7 @@ int main(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;
+		case '?': return fk_cli_bad_option(prog, argv, "o:qh", longopts);
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("flamegraph (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		default:

@@ -295,8 +295,15 @@ expect_usage "--notes cannot contain" "--notes with '<' is refused" -- "$FG" --n
 
 # --------------------------------------------------- 4. usage errors --
 
-expect_usage "unrecognized option '--nosuch'" "stackfold: unknown option" -- "$SF" --nosuch "$D/fold_a.txt"
-expect_usage "unrecognized option '--nosuch'" "flamegraph: unknown option" -- "$FG" --nosuch "$D/fold_a.txt"
+expect_usage "stackfold: unknown option '--nosuch'" "stackfold: unknown option" -- "$SF" --nosuch "$D/fold_a.txt"
+then_stderr_lacks "unrecognized" "stackfold: an unknown option is said once (not getopt's line too)"
+expect_usage "flamegraph: unknown option '--nosuch'" "flamegraph: unknown option" -- "$FG" --nosuch "$D/fold_a.txt"
+then_stderr_lacks "unrecognized" "flamegraph: an unknown option is said once"
+expect_usage "stackfold: unknown option '-x'" "stackfold: unknown short option" -- "$SF" -x "$D/fold_a.txt"
+expect_usage "ambiguous option '--ta' (--tag-files, --table)" "stackfold: an ambiguous prefix names its candidates" -- "$SF" --ta "$D/fold_a.txt"
+expect_usage "option '--metric' needs a value" "stackfold: a value missing at the end" -- "$SF" --metric
+expect_usage "option '-o' needs a value" "stackfold: a short option's value missing" -- "$SF" -o
+expect_usage "option '--inverted' takes no value" "flamegraph: a flag given a value" -- "$FG" --inverted=3 "$D/fold_a.txt"
 expect_usage "--width needs an integer" "flamegraph --width 1200.5" -- "$FG" --width 1200.5 "$D/fold_a.txt"
 expect_usage "unknown palette 'nosuch'" "flamegraph --colors nosuch" -- "$FG" --colors nosuch "$D/fold_a.txt"
 expect_usage "--bgcolors must be" "flamegraph --bgcolors nosuch" -- "$FG" --bgcolors nosuch "$D/fold_a.txt"

@@ -793,6 +793,7 @@ run "$SC" --alloc-sample 0 "$P/spin" 0
 want_rc 2
 run "$SC" --bogus "$P/spin" 0
 want_rc 2
+want_err "stackcap: unknown option '--bogus'"
 finish "i. bad options: exit 2"
 
 # The default name: PROGRAM.<pid>.stackcap in the working directory; the
