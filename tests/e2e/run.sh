@@ -309,7 +309,7 @@ expect_usage "unknown palette 'nosuch'" "flamegraph --colors nosuch" -- "$FG" --
 expect_usage "--bgcolors must be" "flamegraph --bgcolors nosuch" -- "$FG" --bgcolors nosuch "$D/fold_a.txt"
 expect_usage "--minwidth needs a number" "flamegraph --minwidth abc" -- "$FG" --minwidth abc "$D/fold_a.txt"
 expect_usage "--height needs an integer" "flamegraph --height 0" -- "$FG" --height 0 "$D/fold_a.txt"
-expect_usage "is ambiguous" "flamegraph --c (ambiguous prefix)" -- "$FG" --c java "$D/fold_a.txt"
+expect_usage "ambiguous option '--c' (--countname, --colors, --cp)" "flamegraph --c (ambiguous prefix)" -- "$FG" --c java "$D/fold_a.txt"
 expect_usage "--sort must be 'stack' or 'value', not 'bogus'" "stackfold --sort=bogus" -- "$SF" --sort=bogus "$D/fold_a.txt"
 expect_usage "--include: bad regex" "stackfold bad --include regex '('" -- "$SF" --include '(' "$D/fold_a.txt"
 expect_usage "--exclude: bad regex" "stackfold bad --exclude regex '['" -- "$SF" --exclude '[' "$D/fold_a.txt"
