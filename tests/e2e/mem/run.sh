@@ -487,7 +487,7 @@ expect_usage "--html, --json and --raw exclude each other" "--html with --raw" -
 expect_usage "--html, --json and --raw exclude each other" "--json with --raw" -- "$MT" --json --raw "$E"
 expect_usage "memtimeline: unknown option '--nosuch'" "unknown option" -- "$MT" --nosuch "$E"
 then_stderr_lacks "unrecognized" "an unknown option is said once (not getopt's line too)"
-expect_usage "requires an argument" "-o without its argument" -- "$MT" "$E" -o
+expect_usage "memtimeline: option '-o' needs a value" "-o without its argument" -- "$MT" "$E" -o
 expect_stdout_contains 0 "Usage: memtimeline" "--help: exit 0, usage on stdout" -- "$MT" --help
 expect_stdout_contains 0 "memtimeline (flamekit)" "--version: exit 0" -- "$MT" --version
 
