@@ -54,7 +54,7 @@ static void usage(FILE *f)
 "  STACKCAP_FOLLOW=0 (%%p in STACKCAP_OUTPUT becomes the process id)\n"
 "\n"
 "Exit status: PROGRAM's (128+N when a signal N ended it); 2 usage error;\n"
-"127 when PROGRAM cannot be run.\n");
+"127 when PROGRAM is not found, 126 when it is a directory or not executable.\n");
 }
 
 static int info(int argc, char **argv)
