@@ -1,6 +1,7 @@
 /* stackfold_run.c - the stackfold command (see stackfold_run.h). */
 #include "render/stackfold_run.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,36 @@ static int write_folded(const struct fk_stackfold_opts *o, const struct fk_stack
 	return status;
 }
 
+/* The last `parts` components of path ("a/b/c.txt", 2: "b/c.txt"); the
+ * whole path when it has no more. */
+static const char *path_tail(const char *path, int parts)
+{
+	const char *p = path + strlen(path);
+	while (p > path) {
+		if (p[-1] == '/' && --parts == 0)
+			return p;
+		p--;
+	}
+	return path;
+}
+
+/* --tag-files' root frame for input i: the fewest trailing path
+ * components that tell it from every other input ("run1.txt", or
+ * "rank0/trace.json" beside "rank1/trace.json"), as a file name reads best
+ * at the root of a graph. */
+static const char *tag_name(char *const *inputs, size_t n, size_t i)
+{
+	const char *path = fk_input_display_name(inputs[i]);
+	for (int parts = 1;; parts++) {
+		const char *tail = path_tail(path, parts);
+		bool unique = true;
+		for (size_t j = 0; j < n && unique; j++)
+			unique = j == i || strcmp(path_tail(fk_input_display_name(inputs[j]), parts), tail) != 0;
+		if (unique || tail == path)
+			return tail;
+	}
+}
+
 int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 {
 	int status = FK_EXIT_OK;
@@ -146,7 +177,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		else if (into->lines == lines_before)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
 		if (status == FK_EXIT_OK && transform) {
-			fo.root = o->tag_files ? fk_input_display_name(inputs[i]) : NULL;
+			fo.root = o->tag_files ? tag_name(inputs, ninputs, i) : NULL;
 			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
 			if (st == FK_STACKS_OK && o->table)
 				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);

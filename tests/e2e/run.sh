@@ -115,6 +115,19 @@ expect_golden fold_include.txt "stackfold --include keeps stacks with a matching
 expect_golden fold_include2.txt "stackfold --include twice: either pattern" -- "$SF" --include mul --include 'item_of' "$D/fold_torch.txt"
 expect_golden fold_exclude.txt "stackfold --exclude twice drops stacks matching either" -- "$SF" --exclude Linear --exclude '^train\.py\(7\)' "$D/fold_torch.txt"
 expect_golden fold_tag_files.txt "stackfold --tag-files over two files" -- in_dir "$D" "$SF" --tag-files fold_a.txt fold_b.txt
+# Roots name each input by the fewest trailing path components that tell
+# it from the others: the basename, else e.g. rank0/t.txt.
+mkdir -p "$T/tag/rank0" "$T/tag/rank1" && cp "$D/fold_a.txt" "$T/tag/rank0/t.txt" &&
+	cp "$D/fold_b.txt" "$T/tag/rank1/t.txt" && cp "$D/fold_b.txt" "$T/tag/b.txt"
+begin
+run "$SF" --tag-files "$D/fold_a.txt" "$T/tag/b.txt"
+want_rc 0
+[ "$(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')" = "b.txt fold_a.txt " ] || problem "roots: $(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')"
+run "$SF" --tag-files "$T/tag/rank0/t.txt" "$T/tag/rank1/t.txt"
+[ "$(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')" = "rank0/t.txt rank1/t.txt " ] || problem "same basenames: $(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')"
+run "$SF" --tag-files "$T/tag/b.txt" "$T/tag/b.txt"
+[ "$(cut -d';' -f1 "$T/out" | sort -u)" = "$T/tag/b.txt" ] || problem "the same file twice: $(cut -d';' -f1 "$T/out" | sort -u)"
+finish "stackfold --tag-files: basenames when unique, else the shortest telling tails"
 expect_golden fold_two_files.txt "stackfold merges several files" -- "$SF" "$D/fold_a.txt" "$D/fold_b.txt"
 expect_golden fold_strip.txt "stackfold --strip-addresses merges two torch runs" -- "$SF" --strip-addresses "$D/fold_torch.txt" "$D/fold_torch_run2.txt"
 expect_golden fold_scale.txt "stackfold --scale 0.001 (exact decimals)" -- "$SF" --scale 0.001 "$D/fold_agg.txt"
