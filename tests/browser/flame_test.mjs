@@ -532,9 +532,15 @@ async function main() {
       check(hits.length > 0, `"${term}" matches ${hits.length} frame(s) only when ignoring case`);
       await page.locator('#ignorecase').click();
       check(!(await hasClass(page, '#ignorecase', 'show')), 'clicking #ignorecase turns it off');
-      await checkSearch(page, model, term, false, 'search re-run case-sensitively');
+      // Case-sensitively the term matches nothing: nothing is shown (as in
+      // flamegraph.pl), and the term is kept for the next toggle.
+      await checkNoSearch(page, model, 'search re-run case-sensitively matches nothing');
+      await page.locator('#ignorecase').click();
+      await checkSearch(page, model, term, true, 'ignore-case on again: the kept term matches');
       await page.locator('#search').click();
       await checkNoSearch(page, model, 'reset search');
+      await page.locator('#ignorecase').click();
+      check(!(await hasClass(page, '#ignorecase', 'show')), 'ignore-case off again');
     } else {
       note('no frame name with letters; skipping case-insensitive search');
       await page.keyboard.press('Control+i');
