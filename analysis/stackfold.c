@@ -69,7 +69,7 @@ static void usage(FILE *f)
 "perf script output (found by its look, or --input=perf), folded exactly as\n"
 "FlameGraph's stackcollapse-perf.pl folds it, with its options:\n"
 "      --input=KIND         every input's kind, not told from its first bytes:\n"
-"                           stacks, perf or capture (default auto)\n"
+"                           stacks, perf, capture or dtrace (default auto)\n"
 "      --pid, --tid         \"comm-pid\", \"comm-pid/tid\" root frames\n"
 "      --kernel, --jit, --all  _[k] on kernel frames, _[j] on JIT frames\n"
 "      --addrs              \"[module <address>]\" for unknown symbols\n"
@@ -176,9 +176,11 @@ static int take_value(int c, const char *arg, struct fk_stackfold_opts *o, const
 	case OPT_INPUT:
 		o->read.kind_given = strcmp(arg, "auto") != 0;
 		if (!o->read.kind_given ||
-		    (fk_input_kind_parse(arg, &o->read.kind) && o->read.kind <= FK_KIND_CAPTURE))
+		    (fk_input_kind_parse(arg, &o->read.kind) &&
+		     (o->read.kind <= FK_KIND_CAPTURE || o->read.kind == FK_KIND_DTRACE)))
 			return 0;
-		return fk_cli_usage_error(prog, "--input: '%s' is not auto, stacks, perf or capture", arg);
+		return fk_cli_usage_error(prog, "--input: '%s' is not auto, stacks, perf, capture or dtrace",
+					  arg);
 	case OPT_EVENT: o->read.perf.event_filter = arg; return 0;
 	case OPT_BY:
 		*table_opts = true;

@@ -409,4 +409,41 @@ gzip -c "$D/fold_a.txt" > "$T/fold_a.txt.gz"
 begin; out=$(cat "$T/fold_a.txt.gz" | "$SF"); [ "$out" = "$("$SF" "$D/fold_a.txt")" ] || problem "gzip on a pipe folds differently"; finish "gzipped stack text on a pipe: the same as the file" nosan
 expect_stdout_contains 0 "main;alpha 4" "--input=stacks: no guess, read as stack text" -- "$SF" -q --input=stacks "$D/fold_a.txt"
 
+# --------------------------------------------------------- DTrace input --
+# stackcollapse.pl's input, recognized by its header or its look. The golden
+# was checked against the real script: identical but for the count past
+# 2^64-1 on line 30, which the script prints as 1e+23 and stackfold reports.
+DT=tests/e2e/dtrace
+begin
+run "$SF" "$DT/odd.stacks"
+want_rc 0
+cmp -s "$T/out" "$DT/odd.folded" || problem "differs from the golden: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+want_err "odd.stacks:30: a count past 2^64-1"
+finish "dtrace: offsets, C++ arguments, inline chains, ';', leading L, empty frames: the golden"
+tail -n +4 "$DT/odd.stacks" > "$T/headless"
+begin
+run "$SF" "$T/headless"
+cmp -s "$T/out" "$DT/odd.folded" || problem "headless differs: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+sed 's/$/\r/' "$DT/odd.stacks" > "$T/crlf"
+run "$SF" "$T/crlf"
+cmp -s "$T/out" "$DT/odd.folded" || problem "CRLF differs: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+gzip -c "$DT/odd.stacks" > "$T/odd.gz"
+"$SF" - < "$T/odd.gz" > "$T/out" 2> "$T/err"
+cmp -s "$T/out" "$DT/odd.folded" || problem "gzip on a pipe differs"
+finish "dtrace: without its header, with CRLF, gzipped on a pipe: the same stacks"
+begin
+printf '  a`f+0x1\n  1\n' > "$T/plain"
+run "$SF" "$T/plain"
+[ "$(cat "$T/out")" = "a\`f 1" ] || problem "detected without header: $(cat "$T/out")"
+printf 'x;y 3\n' | "$SF" --input=dtrace > "$T/out" 2> "$T/err"
+[ -s "$T/out" ] && problem "folded text read as dtrace made stacks: $(cat "$T/out")"
+want_err "<stdin>:1: the input ends inside a stack (no count line)"
+finish "dtrace: detected by its look; --input=dtrace on folded text: nothing, and says why"
+expect_usage "stackfold --help" "--input: a kind stackfold cannot force is refused" -- "$SF" --input=json "$DT/odd.stacks"
+begin
+run "$FG" "$DT/odd.stacks"
+want_rc 1
+want_err "fold it first"
+finish "flamegraph on DTrace stacks: fold it first"
+
 done_testing

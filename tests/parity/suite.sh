@@ -1,7 +1,8 @@
 #!/bin/sh
 # The parity check against the real flamegraph.pl (tests/parity/
 # flamegraph_pl.sh) as a suite of tests/run.sh, in the language of
-# tests/e2e/lib.sh: one case, skipped unless FLAMEGRAPH_PL names the script.
+# tests/e2e/lib.sh, and stackcollapse.pl's DTrace folding of FlameGraph's
+# example beside it: skipped unless FLAMEGRAPH_PL names the script.
 #   FLAMEGRAPH_PL=/path/flamegraph.pl sh tests/parity/suite.sh BUILD_DIR
 set -u
 if [ $# -ne 1 ]; then
@@ -24,5 +25,19 @@ elif wanted "$d"; then
 	st=$?
 	sed 's/^/# /' "$T/parity" # its DIFFERS lines and its count
 	check "$d" $st
+fi
+# stackcollapse.pl (beside flamegraph.pl) on FlameGraph's own DTrace
+# example: stackfold reads it as DTrace by its look, with the same output.
+d="parity with stackcollapse.pl on example-dtrace-stacks.txt (beside FLAMEGRAPH_PL)"
+fg=$(dirname "$pl")
+if [ -z "$pl" ]; then
+	skip "$d" "FLAMEGRAPH_PL is not set"
+elif [ ! -f "$fg/stackcollapse.pl" ] || [ ! -f "$fg/example-dtrace-stacks.txt" ]; then
+	skip "$d" "no stackcollapse.pl and example-dtrace-stacks.txt in $fg"
+elif wanted "$d"; then
+	perl "$fg/stackcollapse.pl" "$fg/example-dtrace-stacks.txt" > "$T/want"
+	"$BUILD/stackfold" "$fg/example-dtrace-stacks.txt" > "$T/got"
+	cmp -s "$T/want" "$T/got" && [ -s "$T/got" ]
+	check "$d ($(wc -l < "$T/got") stacks)" $?
 fi
 done_testing
