@@ -63,14 +63,41 @@ static const char *fold_failure(enum fk_stacks_status st)
 		       : "out of memory";
 }
 
+/* Whether the stacks read like torch's export_stacks: a frame "FILE.py(N):"
+ * (torch's Python frames, spaces made '_'). Looked for in the first stacks
+ * only: a table is cheap, but a look at every stack is not needed. */
+static bool torch_stacks(const struct fk_stacks *s)
+{
+	uint32_t n = fk_stacks_count(s) < 64 ? fk_stacks_count(s) : 64;
+	for (uint32_t id = 0; id < n; id++) {
+		const struct fk_str *k = fk_strtab_get(&s->keys, id);
+		for (const char *p = k->p, *end = k->p + k->len;
+		     (p = memmem(p, (size_t)(end - p), ".py(", 4)) != NULL; p += 4) {
+			const char *q = p + 4;
+			while (q < end && *q >= '0' && *q <= '9')
+				q++;
+			if (q > p + 4 && q + 1 < end && q[0] == ')' && q[1] == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
 static int write_table(const struct fk_stackfold_opts *o, const struct fk_tableview_opts *tv,
 		       const struct fk_stacks *result, const struct fk_stacks *gpu,
 		       struct fk_diag *d)
 {
 	int status = FK_EXIT_OK;
+	/* torch export_stacks without --metric: torch's own default metric,
+	 * self_cpu_time_total (us), as key_averages() shows it. */
+	struct fk_tableview_opts view = *tv;
+	if (!view.capture && !view.metric_given && torch_stacks(result)) {
+		view.metric_given = true;
+		view.metric = FK_METRIC_SELF_CPU;
+	}
 	FILE *out = fk_cli_open_output(d->prog, o->output);
 	char why[160];
-	int st = out ? fk_tableview_write(out, result, gpu, tv, why, sizeof why) : 1;
+	int st = out ? fk_tableview_write(out, result, gpu, &view, why, sizeof why) : 1;
 	if (st == 2) {
 		fk_diag_error(d, "%s", why);
 		status = FK_EXIT_USAGE;
