@@ -785,6 +785,14 @@ want_rc 127
 want_err "no-such-program-in-path-xyz: command not found"
 finish "i. a program that does not exist: exit 127 and a message"
 
+# Errors about a whole file carry the tool's name, like every other error.
+begin
+: > "$T/empty.cap"
+run "$SC" info "$T/empty.cap"
+want_rc 1
+want_err "stackcap: $T/empty.cap: not a stackcap capture (no STKCAP01 header)"
+finish "i. stackcap info on an empty file: 'stackcap: FILE: not a stackcap capture'"
+
 # A directory, a file that is not executable, a program only in the
 # working directory: what a shell would say, and nothing is run.
 begin

@@ -359,8 +359,8 @@ expect_bad "ovf.json: event 2: live bytes do not fit in 64 bits" "live bytes pas
 w ovftotal.json '[[1000, 2, 9223372036854775807, 3], [2000, 2, 1, 4]]'
 expect_bad "ovftotal.json: event 2:" "the total of two categories past 2^63-1: error" -- "$MT" "$T/ovftotal.json"
 w empty.json ''
-expect_bad "empty.json: empty input" "empty file" -- "$MT" "$T/empty.json"
-expect_bad "<stdin>: empty input" "empty standard input" -- feed "$T/empty.json" "$MT" -
+expect_bad "memtimeline: $T/empty.json: empty input" "empty file" -- "$MT" "$T/empty.json"
+expect_bad "memtimeline: <stdin>: empty input" "empty standard input" -- feed "$T/empty.json" "$MT" -
 w blank.json '  
 '
 expect_bad "blank.json: byte " "file of blanks: malformed JSON" -- "$MT" "$T/blank.json"
