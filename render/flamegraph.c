@@ -29,9 +29,12 @@ static void usage(FILE *f)
 "  --fontsize NUM    font size (default 12)\n"
 "  --fontwidth NUM   average glyph width / font size, for label fitting (0.59)\n"
 "  --countname TEXT  count unit in tooltips (default \"samples\")\n"
+"  --bytes           counts are bytes: tooltips read \"6.04 MiB = 6,332,420 bytes\"\n"
 "  --nametype TEXT   prefix of the details line (default \"Function:\")\n"
 "  --colors PALETTE  hot (default), mem, io, wakeup, chain, java, js, perl, red,\n"
-"                    green, blue, aqua, yellow, purple, orange\n"
+"                    green, blue, aqua, yellow, purple, orange; torchmem: frames\n"
+"                    under a torch memory category (memtimeline --peak-stacks)\n"
+"                    in that category's plot colour\n"
 "  --bgcolors COLOR  yellow (default), blue, green, grey, or #rrggbb\n"
 "  --hash            colours keyed by a hash of the function name\n"
 "  --random          random colours\n"
@@ -61,7 +64,7 @@ enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
 	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
 	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
-	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION,
+	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION, OPT_BYTES,
 };
 
 static const struct option longopts[] = {
@@ -74,6 +77,7 @@ static const struct option longopts[] = {
 	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
 	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "bytes", no_argument, NULL, OPT_BYTES },
 	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
@@ -156,7 +160,7 @@ static int set_value(int c, const char *arg, struct fk_flame_opts *o)
 	case OPT_NAMETYPE: o->nametype = arg; break;
 	case OPT_COLORS:
 		if (!fk_palette_parse(arg, &o->palette))
-			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)", arg);
+			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange, torchmem)", arg);
 		break;
 	case OPT_BGCOLORS:
 		if (!valid_bgcolor(arg))
@@ -205,6 +209,7 @@ int main(int argc, char **argv)
 		case OPT_INVERTED: o.flame.inverted = true; break;
 		case OPT_FLAMECHART: o.flame.flamechart = true; break;
 		case OPT_NEGATE: o.flame.negate = true; break;
+		case OPT_BYTES: o.flame.bytes = true; break;
 		case 'o': o.output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;

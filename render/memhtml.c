@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "render/base64.h"
+#include "render/memcolors.h"
 #include "render/memplot.h"
 #include "render/xml.h"
 
@@ -29,7 +30,7 @@ static void bytes_cell(FILE *out, int64_t v)
 static void category_cell(FILE *out, unsigned c)
 {
 	fprintf(out, "<td><span class=\"sw\" style=\"background:#%06x\"></span>%s</td>",
-		fk_memplot_colors[c], fk_mem_category_names[c]);
+		fk_mem_category_colors[c], fk_mem_category_names[c]);
 }
 
 static void peak_table(FILE *out, const struct fk_mem_report *rep)

@@ -22,6 +22,7 @@
 #include "analysis/mem/events.h"
 #include "analysis/mem/replay.h"
 #include "render/memhtml.h"
+#include "render/memcolors.h"
 #include "render/memplot.h"
 
 /* Pairs (t, int(t / 1000)) computed by CPython 3.11, the oracle: values
@@ -486,7 +487,7 @@ static void decode(const unsigned char *p, size_t n, struct image *img)
 /* The colour of category c at alpha 0.7 over white, as drawn. */
 static void blended(int c, int rgb[3])
 {
-	unsigned col = fk_memplot_colors[c];
+	unsigned col = fk_mem_category_colors[c];
 	for (int k = 0; k < 3; k++) {
 		double v = ((col >> (16 - 8 * k)) & 0xff) / 255.0;
 		rgb[k] = (int)lround((0.7 * v + 0.3) * 255);
