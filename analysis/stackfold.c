@@ -29,6 +29,12 @@ static void usage(FILE *f)
 "      --include REGEX      keep only stacks with a frame matching REGEX (PCRE;\n"
 "                           may be repeated: any of them)\n"
 "      --exclude REGEX      drop stacks with a frame matching REGEX (repeatable)\n"
+"      --diff BEFORE AFTER  \"stack BEFORE_VALUE AFTER_VALUE\" lines for a\n"
+"                           differential flame graph, as difffolded.pl writes\n"
+"                           them, from any two inputs stackfold reads\n"
+"      --normalize          with --diff: BEFORE's values scaled to AFTER's total\n"
+"                           (difffolded.pl -n)\n"
+"      --strip-hex          every 0x... hex number made \"0x...\" (difffolded.pl -s)\n"
 "      --tag-files          put each input's name (basename, or the path parts\n"
 "                           that tell it from the others) at the root\n"
 "      --strip-addresses    drop run-specific addresses (torch's \"_at_0x7f..\",\n"
@@ -100,6 +106,9 @@ static const struct {
 } flag_opts[] = {
 	{ "tag-files", OPT(tag_files), 0 },
 	{ "strip-addresses", OPT(strip_addresses), 0 },
+	{ "strip-hex", OPT(strip_hex), 0 },
+	{ "diff", OPT(diff), 0 },
+	{ "normalize", OPT(normalize), 0 },
 	{ "table", OPT(table), 0 },
 	{ "threads", OPT(read.capture.threads), 0 },
 	{ "no-kernel-frames", OPT(read.capture.no_kernel_frames), 0 },
@@ -283,6 +292,14 @@ int main(int argc, char **argv)
 		return status;
 	o.inputs = argv + optind;
 	o.ninputs = (size_t)(argc - optind);
+	if (o.diff && o.ninputs != 2)
+		return fk_cli_usage_error(prog, "--diff compares two inputs, BEFORE and AFTER (%zu given)",
+					  o.ninputs);
+	if (o.diff && (o.table || o.tag_files || o.read.info))
+		return fk_cli_usage_error(prog, "--diff writes folded text: not with --table, "
+					  "--tag-files or --info");
+	if (o.normalize && !o.diff)
+		return fk_cli_usage_error(prog, "--normalize scales --diff's BEFORE counts");
 	status = fk_stackfold_run(&o, &diag);
 	return status == FK_EXIT_USAGE ? fk_cli_usage_hint(prog) : status;
 }

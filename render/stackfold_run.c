@@ -164,13 +164,57 @@ static const char *tag_name(char *const *inputs, size_t n, size_t i)
 	}
 }
 
+#ifndef FK_U128_MAX /* TEMP until the 128-bit sums land */
+typedef unsigned __int128 fk_u128;
+#endif
+
+/* difffolded.pl -n: the BEFORE count scaled to the AFTER total, cut to an
+ * integer, computed as Perl computes int($c1 * $total2 / $total1): an exact
+ * integer product (while it fits 64 bits) divided as doubles unless the
+ * division is exact; doubles throughout otherwise (decimals, huge sums). */
+static struct fk_num normalized(struct fk_num c1, struct fk_num t1, struct fk_num t2)
+{
+	if (c1.scale == 0 && t1.scale == 0 && t2.scale == 0 && t1.mant > 0 &&
+	    (t2.mant == 0 || c1.mant <= UINT64_MAX / t2.mant)) {
+		fk_u128 p = c1.mant * t2.mant;
+		if (p % t1.mant == 0)
+			return (struct fk_num){ p / t1.mant, 0 };
+		return (struct fk_num){ (fk_u128)((double)p / (double)t1.mant), 0 };
+	}
+	double v = fk_num_to_double(c1) * fk_num_to_double(t2) / fk_num_to_double(t1);
+	return (struct fk_num){ v > 0 ? (fk_u128)v : 0, 0 };
+}
+
+/* --diff: "stack BEFORE AFTER" lines from the two folded sides (a stack
+ * missing from one side counts 0 there), as difffolded.pl writes them. */
+static enum fk_stacks_status diff_sides(struct fk_stacks *out, const struct fk_stacks side[2],
+					bool normalize)
+{
+	bool scale = normalize && fk_num_cmp(side[0].total, side[1].total) != 0 &&
+		     fk_num_cmp(side[0].total, (struct fk_num){ 0, 0 }) != 0;
+	struct fk_num zero = { 0, 0 };
+	for (int k = 0; k < 2; k++)
+		for (uint32_t id = 0; id < fk_stacks_count(&side[k]); id++) {
+			const struct fk_str *s = fk_strtab_get(&side[k].keys, id);
+			struct fk_num v = side[k].sums[id].value;
+			if (k == 0 && scale)
+				v = normalized(v, side[0].total, side[1].total);
+			enum fk_stacks_status st =
+				fk_stacks_add(out, s->p, s->len, k == 0 ? v : zero, k == 0 ? zero : v,
+					      2, NULL);
+			if (st != FK_STACKS_OK)
+				return st;
+		}
+	return FK_STACKS_OK;
+}
+
 int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 {
 	int status = FK_EXIT_OK;
 	struct fk_stackfold_read read = o->read;
 	struct fk_tableview_opts tv = o->tableview;
 	struct fk_fold_opts fo = { .strip_addresses = o->strip_addresses, .scaled = o->scaled,
-				   .scale = o->scale };
+				   .scale = o->scale, .strip_hex = o->strip_hex };
 	read.metric_given = o->tableview.metric_given;
 	read.metric = read.capture.metric;
 	if (o->table) {
@@ -183,13 +227,15 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		fk_regex_free(fo.include);
 		return status;
 	}
-	bool transform = fo.strip_addresses || fo.include || fo.exclude || fo.scaled || o->tag_files;
+	bool transform = fo.strip_addresses || fo.strip_hex || fo.include || fo.exclude ||
+			 fo.scaled || o->tag_files || o->diff;
 
 	static char *const stdin_only[] = { "-" };
 	char *const *inputs = o->ninputs ? o->inputs : stdin_only;
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
 
-	struct fk_stacks result = { 0 }, gpu = { 0 };
+	struct fk_stacks result = { 0 }, gpu = { 0 }, sides[2];
+	memset(sides, 0, sizeof sides);
 	struct fk_fold_stats stats = { 0 };
 	for (size_t i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
 		/* Tagged inputs are read one table each so the tag can differ;
@@ -205,7 +251,9 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
 		if (status == FK_EXIT_OK && transform) {
 			fo.root = o->tag_files ? tag_name(inputs, ninputs, i) : NULL;
-			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
+			/* --diff: each input folds on its own side */
+			struct fk_stacks *to = o->diff ? &sides[i] : &result;
+			enum fk_stacks_status st = fk_fold(to, &one, &fo, &stats, NULL);
 			if (st == FK_STACKS_OK && o->table)
 				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);
 			if (st != FK_STACKS_OK) {
@@ -217,6 +265,15 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		fk_stacks_free(&one_gpu);
 	}
 	fk_diag_summary(d);
+	if (status == FK_EXIT_OK && o->diff) {
+		enum fk_stacks_status st = diff_sides(&result, sides, o->normalize);
+		if (st != FK_STACKS_OK) {
+			fk_diag_error(d, "%s", fold_failure(st));
+			status = FK_EXIT_BAD_INPUT;
+		}
+	}
+	fk_stacks_free(&sides[0]);
+	fk_stacks_free(&sides[1]);
 
 	if (status == FK_EXIT_OK && o->table)
 		status = write_table(o, &tv, &result, &gpu, d);

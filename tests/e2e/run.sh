@@ -446,4 +446,29 @@ want_rc 1
 want_err "fold it first"
 finish "flamegraph on DTrace stacks: fold it first"
 
+# ------------------------------------------------------------ --diff --
+# difffolded.pl's output (checked by hand against the script: the same
+# lines, which it prints in hash order and stackfold sorted by stack).
+DF=tests/e2e/diff
+begin
+run "$SF" --diff "$DF/before.txt" "$DF/after.txt"
+want_rc 0
+[ "$(cat "$T/out")" = "$(printf '0x1f;d 3 0\n0xAB;d 0 1\na;b 10 4\na;c 5 0\na;e 0 9')" ] || problem "got: $(tr '\n' '|' < "$T/out")"
+run "$SF" --diff --normalize "$DF/before.txt" "$DF/after.txt"
+[ "$(cat "$T/out")" = "$(printf '0x1f;d 2 0\n0xAB;d 0 1\na;b 7 4\na;c 3 0\na;e 0 9')" ] || problem "--normalize: $(tr '\n' '|' < "$T/out")"
+run "$SF" --diff --strip-hex "$DF/before.txt" "$DF/after.txt"
+[ "$(cat "$T/out")" = "$(printf '0x...;d 3 1\na;b 10 4\na;c 5 0\na;e 0 9')" ] || problem "--strip-hex: $(tr '\n' '|' < "$T/out")"
+finish "stackfold --diff, --normalize, --strip-hex: difffolded.pl's lines (plain, -n, -s)"
+begin
+"$SF" --diff --strip-addresses samples/torch/stacks_gelu_manual.txt samples/torch/stacks_gelu_fused.txt > "$T/gelu.diff" 2> "$T/err"
+rc=$?; want_rc 0
+awk '{ b += $(NF-1); a += $NF } END { print b, a }' "$T/gelu.diff" > "$T/sums"
+[ "$(cat "$T/sums")" = "1552053 476407" ] || problem "before/after sums: $(cat "$T/sums")"
+"$FG" "$T/gelu.diff" > "$T/gelu.svg" 2>> "$T/err" || problem "flamegraph failed on the diff"
+grep -q 'rgb(0,0,255)\|rgb(255,0,0)\|rgb([0-9]*,[0-9]*,255)' "$T/gelu.svg" || problem "no red/blue frames in the differential graph"
+finish "stackfold --diff of two torch export_stacks (GELU manual, fused): sums kept, a differential flame graph"
+expect_usage "--diff compares two inputs" "--diff with one input" -- "$SF" --diff "$DF/before.txt"
+expect_usage "--diff writes folded text" "--diff with --table" -- "$SF" --diff --table "$DF/before.txt" "$DF/after.txt"
+expect_usage "--normalize scales --diff" "--normalize without --diff" -- "$SF" --normalize "$DF/before.txt"
+
 done_testing

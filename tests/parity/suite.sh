@@ -40,4 +40,26 @@ elif wanted "$d"; then
 	cmp -s "$T/want" "$T/got" && [ -s "$T/got" ]
 	check "$d ($(wc -l < "$T/got") stacks)" $?
 fi
+# difffolded.pl (beside flamegraph.pl) on two folded files made from
+# FlameGraph's examples, with each of its options: the same lines (the
+# script prints them in Perl's hash order: both sorted).
+d="parity with difffolded.pl, plain, -n, -s, -n -s (FlameGraph's dtrace and perf examples)"
+if [ -z "$pl" ]; then
+	skip "$d" "FLAMEGRAPH_PL is not set"
+elif [ ! -f "$fg/difffolded.pl" ] || [ ! -f "$fg/example-perf-stacks.txt.gz" ]; then
+	skip "$d" "no difffolded.pl and example-perf-stacks.txt.gz in $fg"
+elif wanted "$d"; then
+	perl "$fg/stackcollapse.pl" "$fg/example-dtrace-stacks.txt" > "$T/one"
+	gzip -dc "$fg/example-perf-stacks.txt.gz" | perl "$fg/stackcollapse-perf.pl" > "$T/two"
+	st=0
+	for flags in "" "-n" "-s" "-n -s"; do
+		long=$(printf '%s' "$flags" | sed 's/-n/--normalize/; s/-s/--strip-hex/')
+		# shellcheck disable=SC2086 # the flags are words
+		perl "$fg/difffolded.pl" $flags "$T/one" "$T/two" | LC_ALL=C sort > "$T/want"
+		# shellcheck disable=SC2086
+		"$BUILD/stackfold" --diff $long "$T/one" "$T/two" | LC_ALL=C sort > "$T/got"
+		cmp -s "$T/want" "$T/got" && [ -s "$T/got" ] || { echo "# differs with '$flags'"; st=1; }
+	done
+	check "$d" $st
+fi
 done_testing
