@@ -105,6 +105,7 @@ int main(int argc, char **argv)
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		if (c >= OPT_PY && c < OPT_PY + FK_PY_NOPTS) {
 			const char *wrong = fk_py_option(&o.python, c - OPT_PY, optarg);
@@ -154,7 +155,7 @@ int main(int argc, char **argv)
 			printf("memtimeline (flamekit) %s\n", FK_VERSION);
 			return FK_EXIT_OK;
 		default:
-			return fk_cli_usage_hint(prog);
+			return fk_cli_bad_option(prog, argv, "o:qh", longopts);
 		}
 	}
 	if (optind >= argc)

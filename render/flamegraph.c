@@ -32,9 +32,12 @@ static void usage(FILE *f)
 "  --fontsize NUM    font size (default 12)\n"
 "  --fontwidth NUM   average glyph width / font size, for label fitting (0.59)\n"
 "  --countname TEXT  count unit in tooltips (default \"samples\")\n"
+"  --bytes           counts are bytes: tooltips read \"6.04 MiB = 6,332,420 bytes\"\n"
 "  --nametype TEXT   prefix of the details line (default \"Function:\")\n"
 "  --colors PALETTE  hot (default), mem, io, wakeup, chain, java, js, perl, red,\n"
-"                    green, blue, aqua, yellow, purple, orange\n"
+"                    green, blue, aqua, yellow, purple, orange; torchmem: frames\n"
+"                    under a torch memory category (memtimeline --peak-stacks)\n"
+"                    in that category's plot colour\n"
 "  --bgcolors COLOR  yellow (default), blue, green, grey, or #rrggbb\n"
 "  --hash            colours keyed by a hash of the function name\n"
 "  --random          random colours\n"
@@ -68,6 +71,7 @@ enum {
 	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
 	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
 	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION, OPT_METRIC,
+	OPT_BYTES,
 	OPT_PY, /* FK_PY_NOPTS of them: keep last */
 };
 
@@ -81,6 +85,7 @@ static const struct option longopts[] = {
 	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
 	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "bytes", no_argument, NULL, OPT_BYTES },
 	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
@@ -164,7 +169,7 @@ static int set_value(int c, const char *arg, struct fk_flame_opts *o)
 	case OPT_NAMETYPE: o->nametype = arg; break;
 	case OPT_COLORS:
 		if (!fk_palette_parse(arg, &o->palette))
-			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)", arg);
+			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange, torchmem)", arg);
 		break;
 	case OPT_BGCOLORS:
 		if (!valid_bgcolor(arg))
@@ -208,6 +213,7 @@ int main(int argc, char **argv)
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long_only(argc, argv, "o:qh", opts, NULL)) != -1) {
 		if (c >= OPT_PY && c < OPT_PY + FK_PY_NOPTS) {
 			const char *wrong = fk_py_option(&o.python, c - OPT_PY, optarg);
@@ -230,9 +236,11 @@ int main(int argc, char **argv)
 							  "samples, alloc_bytes, alloc_count, "
 							  "self_cuda_time_total or gpu_alloc_bytes", optarg);
 			break;
+		case OPT_BYTES: o.flame.bytes = true; break;
 		case 'o': o.output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;
+		case '?': return fk_cli_bad_option(prog, argv, "o:qh", opts);
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("flamegraph (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		default:

@@ -15,7 +15,7 @@ struct live {
 	uint64_t count;     /* live allocations under this key; 0: empty slot */
 	uint64_t pre;       /* how many of them are pre-existing */
 	uint64_t bytes;
-	int64_t first_t_ns;
+	int64_t first_t_ns, last_t_ns; /* earliest and latest creation among them */
 	uint32_t stack;
 	uint8_t category;
 };
@@ -135,8 +135,11 @@ static bool live_add(struct replay *r, size_t i, const struct fk_mem_event *ev,
 	if (!e->count) {
 		s->used++;
 		*e = (struct live){ .a = a, .b = b, .bytes = ev->bytes, .first_t_ns = first_t,
-				    .stack = ev->stack, .category = (uint8_t)category };
+				    .last_t_ns = first_t, .stack = ev->stack,
+				    .category = (uint8_t)category };
 	}
+	if (first_t > e->last_t_ns)
+		e->last_t_ns = first_t;
 	e->count++;
 	e->pre += pre;
 	return true;
@@ -232,16 +235,20 @@ static bool snapshot(const struct live_set *s, bool leaks, int64_t lost_before,
 			continue;
 		}
 		g[k++] = (struct fk_mem_group){ e->category, e->bytes, count, e->stack,
-						e->pre ? -1 : e->first_t_ns };
+						e->pre ? -1 : e->first_t_ns,
+						e->pre ? -1 : e->last_t_ns };
 	}
 	qsort(g, k, sizeof *g, cmp_group);
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m && g[m - 1].bytes == g[i].bytes && g[m - 1].category == g[i].category &&
-		    g[m - 1].stack == g[i].stack)
+		    g[m - 1].stack == g[i].stack) {
 			g[m - 1].count += g[i].count; /* first_t: already the earliest */
-		else
+			if (g[i].last_t_ns > g[m - 1].last_t_ns)
+				g[m - 1].last_t_ns = g[i].last_t_ns;
+		} else {
 			g[m++] = g[i];
+		}
 	}
 	*out = g;
 	*n = m;

@@ -24,6 +24,7 @@ struct fk_mem_group {
 	uint64_t count;
 	uint32_t stack;   /* 0: none */
 	int64_t first_t_ns; /* earliest creation among them; -1 pre-existing */
+	int64_t last_t_ns;  /* latest creation among them; -1 pre-existing */
 };
 
 struct fk_mem_report {

@@ -4,6 +4,32 @@
 #include "analysis/core/stackload.h"
 #include "analysis/stackfold/perf.h"
 #include "analysis/sym/symbolize.h"
+#include "formats/dtrace.h"
+
+/* DTrace stacks and their counts, added up. */
+struct dtrace_sum {
+	struct fk_stacks *into;
+	const char *name;
+	struct fk_diag *d;
+};
+
+static bool add_dtrace_stack(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	struct dtrace_sum *t = ctx;
+	struct fk_num zero = { 0, 0 }, v = { count, 0 };
+	enum fk_stacks_status st = fk_stacks_add(t->into, stack, len, zero, v, 1, NULL);
+	if (st != FK_STACKS_OK)
+		fk_diag_error(t->d, "%s: %s", t->name,
+			      st == FK_STACKS_OVERFLOW ? "a stack's sum passes 64 bits" : "out of memory");
+	return st == FK_STACKS_OK;
+}
+
+static enum fk_input_result load_dtrace(struct fk_input *in, struct fk_stacks *into,
+					struct fk_diag *d)
+{
+	struct dtrace_sum t = { into, in->name, d };
+	return fk_dtrace_read(in, add_dtrace_stack, &t, d);
+}
 
 static enum fk_input_result load_capture(struct fk_input *in, const struct fk_stackfold_read *o,
 					 struct fk_stacks *into, struct fk_stacks *gpu,
@@ -66,6 +92,8 @@ enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct f
 		return fk_perf_load_input(in, &o->perf, into, d);
 	case FK_KIND_CAPTURE:
 		return load_capture(in, o, into, gpu, found, d);
+	case FK_KIND_DTRACE:
+		return load_dtrace(in, into, d);
 	case FK_KIND_TORCH_MEMORY:
 		fk_diag_error(d, "%s: this is %s: read it with memtimeline", in->name,
 			      fk_input_kind_description(in->kind));

@@ -846,8 +846,35 @@ want_err "No such file or directory"
 [ -e "$T/nope.cap" ] && problem "a capture was written"
 run "$SC" -o "$T/nope.cap" no-such-program-in-path-xyz
 want_rc 127
-want_err "no-such-program-in-path-xyz"
+want_err "no-such-program-in-path-xyz: command not found"
 finish "i. a program that does not exist: exit 127 and a message"
+
+# Errors about a whole file carry the tool's name, like every other error.
+begin
+: > "$T/empty.cap"
+run "$SC" info "$T/empty.cap"
+want_rc 1
+want_err "stackcap: $T/empty.cap: not a stackcap capture (no STKCAP01 header)"
+finish "i. stackcap info on an empty file: 'stackcap: FILE: not a stackcap capture'"
+
+# A directory, a file that is not executable, a program only in the
+# working directory: what a shell would say, and nothing is run.
+begin
+mkdir -p "$T/adir" && : > "$T/plain" && cp "$P/spin" "$T/here-only"
+run "$SC" -o "$T/nope.cap" "$T/adir"
+want_rc 126
+want_err "$T/adir: is a directory, not a program"
+run "$SC" -o "$T/nope.cap" "$T/plain"
+want_rc 126
+want_err "$T/plain: not executable"
+(cd "$T" && "$SC" -o "$T/nope.cap" adir) 2> "$T/err"
+rc=$?; want_rc 127
+want_err "adir: command not found (here, adir is a directory)"
+(cd "$T" && "$SC" -o "$T/nope.cap" here-only 0) 2> "$T/err"
+rc=$?; want_rc 127
+want_err "to run the one here: ./here-only"
+[ -e "$T/nope.cap" ] && problem "a capture was written"
+finish "i. a directory, a plain file, a program only here: 126/127 and why"
 
 begin
 run "$SC" -F nope "$P/spin" 0
@@ -857,6 +884,7 @@ run "$SC" --alloc-sample 0 "$P/spin" 0
 want_rc 2
 run "$SC" --bogus "$P/spin" 0
 want_rc 2
+want_err "stackcap: unknown option '--bogus'"
 finish "i. bad options: exit 2"
 
 # The default name: PROGRAM.<pid>.stackcap in the working directory; the
