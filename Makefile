@@ -148,12 +148,13 @@ bench: deps
 
 # Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes, in
 # memory. Each harness starts from committed seeds (copied: libFuzzer adds
-# what it finds to its first corpus directory) and prints its execs/s.
+# what it finds to its first corpus directory), mutates with its format's
+# tokens (tests/fuzz/dict/) and prints its execs/s.
 FUZZ_SECONDS ?= 60
 FUZZ_HARNESSES := stacks capture chunks
 FUZZ_SEEDS_stacks := tests/e2e/data/*.txt samples/torch/stacks_gelu_fused.txt
 FUZZ_SEEDS_capture := tests/fuzz/corpus/capture/* samples/torch/memory_documented_example.raw.json \
-		      samples/perf/cpu_shares.perf.txt tests/e2e/perf/*.perf.txt
+		      tests/e2e/perf/*.perf.txt
 FUZZ_SEEDS_chunks := tests/fuzz/corpus/chunks/*
 fuzz:
 	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
@@ -167,7 +168,7 @@ fuzz:
 	for h in $(FUZZ_HARNESSES); do \
 	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
 	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
-		-artifact_prefix=build-fuzz/$$h- \
+		-dict=tests/fuzz/dict/$$h.dict -artifact_prefix=build-fuzz/$$h- \
 		build-fuzz/corpus-$$h > build-fuzz/fuzz_$$h.log 2>&1 || { tail -60 build-fuzz/fuzz_$$h.log; exit 1; }; \
 	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' build-fuzz/fuzz_$$h.log | \
 		sed "s/^/fuzz: $$h: /"; \

@@ -100,7 +100,9 @@ struct whole {
 static bool append(void *ctx, const char *p, size_t n)
 {
 	struct whole *w = ctx;
-	if (n > SIZE_MAX - w->len || !FK_GROW(w->owned, w->cap, w->len + n, (size_t)64 << 10))
+	/* The first block sets the first size: a small capture held in memory
+	 * (a test, a fuzzing run) is copied into no more than it needs. */
+	if (n > SIZE_MAX - w->len || !FK_GROW(w->owned, w->cap, w->len + n, n))
 		return false;
 	memcpy(w->owned + w->len, p, n);
 	w->len += n;
@@ -207,6 +209,29 @@ static bool read_header(const struct whole *w, const char *name, struct fk_cap_h
 	return true;
 }
 
+/* Inflates a chunk's body into out (room for c->raw bytes): true when it
+ * is one whole zlib stream of exactly c->raw bytes. One z_stream serves
+ * every chunk of a file (started on the first, reset for the next), where
+ * uncompress() would allocate and free zlib's state and window per chunk. */
+static bool inflate_chunk(z_stream *z, bool *started, uint8_t *out, const struct chunk *c)
+{
+	if (*started) {
+		if (inflateReset(z) != Z_OK)
+			return false;
+	} else {
+		*z = (z_stream){ 0 };
+		if (inflateInit(z) != Z_OK)
+			return false;
+		*started = true;
+	}
+	z->next_in = (Bytef *)c->body;
+	z->avail_in = c->disk;
+	z->next_out = out;
+	z->avail_out = c->raw;
+	/* As uncompress() judged it: the stream ends and fills out exactly. */
+	return inflate(z, Z_FINISH) == Z_STREAM_END && z->avail_out == 0;
+}
+
 bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d)
 {
@@ -230,6 +255,9 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 		return false;
 	bool ok = read_header(&w, name, h, d);
 	uint8_t *raw = NULL;
+	size_t raw_cap = 0;
+	z_stream z;
+	bool z_started = false;
 	size_t off = FK_CAP_HEADER_SIZE;
 	bool resynced = false; /* the next good chunk follows a damaged stretch */
 	while (ok && off < w.len) {
@@ -237,9 +265,8 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 		bool good = chunk_at(&w, off, &c);
 		const uint8_t *payload = c.body;
 		if (good && (c.flags & FK_CAP_FLAG_ZLIB)) {
-			uLongf n = c.raw;
-			good = FK_RESIZE(raw, c.raw ? c.raw : 1) &&
-			       uncompress(raw, &n, c.body, c.disk) == Z_OK && n == c.raw;
+			good = FK_GROW(raw, raw_cap, c.raw ? c.raw : 1, 4096) &&
+			       inflate_chunk(&z, &z_started, raw, &c);
 			payload = raw;
 		} else if (good) {
 			good = c.disk == c.raw;
@@ -271,6 +298,8 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 		if (!fn(ctx, c.type, c.seq, payload, c.raw))
 			break;
 	}
+	if (z_started)
+		inflateEnd(&z);
 	free(raw);
 	free(w.owned);
 	return ok;

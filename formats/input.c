@@ -363,7 +363,8 @@ static bool start(struct fk_input *in, struct fk_diag *d)
 	struct fk_input_stream *s = in->s;
 	const unsigned char *head = s->raw_map;
 	size_t head_len = s->raw_len;
-	if (!head && !read_head(in, &head, &head_len, d))
+	/* An empty buffer is at its end already: no read buffer (1 MiB) for it. */
+	if (!head && !s->eof && !read_head(in, &head, &head_len, d))
 		return false;
 	in->gzip = head_len >= 2 && head[0] == 0x1f && head[1] == 0x8b;
 	if (in->gzip) {

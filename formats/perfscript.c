@@ -2,11 +2,13 @@
  * (see perfscript.h). The script's three line patterns are its own regular
  * expressions, compiled with PCRE2 (Perl's semantics, JIT-compiled), so
  * odd lines split exactly where Perl splits them; the rest is written out.
+ * The patterns are compiled once per process and shared by every reader.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "formats/perfscript.h"
 
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,11 @@
 #define EVENT ":\\s*(\\d+)*\\s+(\\S+):\\s*$"
 #define FRAME "^\\s*(\\w+)\\s*(.+) \\((.*)\\)"
 
+enum { PAT_HEADER, PAT_EVENT, PAT_FRAME, PAT_COUNT };
+
+/* One pattern as a reader uses it: the shared code, its own match data. */
 struct pattern {
-	pcre2_code *code;
+	const pcre2_code *code;
 	pcre2_match_data *md;
 };
 
@@ -33,9 +38,10 @@ struct perf {
 	char *filter_own;
 	bool defaulted, warned;
 	bool in_sample;       /* $pname is defined */
-	/* A frame line's names, held while --srcline reads their source lines */
+	/* A frame line's names, held while --srcline reads their source lines;
+	 * rows are added as lines need them (most lines hold one name). */
 	char (*names)[4096];
-	size_t nlen[64], nnames, src_next, src_wanted;
+	size_t names_cap, nlen[64], nnames, src_next, src_wanted;
 	char pname[512];
 	uint64_t period;
 	/* frames, leaf first as perf prints them, in one buffer */
@@ -48,22 +54,37 @@ struct perf {
 	bool failed;
 };
 
-static bool compile(struct pattern *p, const char *re)
+/* Compiled once per process and never freed: compiling, and JIT-compiling
+ * above all (it maps pages of machine code), costs more than reading a
+ * small file. Compiled code is read-only, so readers in any thread share
+ * it, each with match data of its own. NULL when out of memory. */
+static pcre2_code *compiled[PAT_COUNT];
+static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
+
+static void compile_all(void)
 {
-	int err;
-	PCRE2_SIZE at;
-	p->code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &at, NULL);
-	if (!p->code)
-		return false;
-	pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE); /* interpreted when JIT is unavailable */
-	p->md = pcre2_match_data_create_from_pattern(p->code, NULL);
+	static const char *const re[PAT_COUNT] = { HEADER, EVENT, FRAME };
+	for (int i = 0; i < PAT_COUNT; i++) {
+		int err;
+		PCRE2_SIZE at;
+		compiled[i] = pcre2_compile((PCRE2_SPTR)re[i], PCRE2_ZERO_TERMINATED, 0, &err, &at,
+					    NULL);
+		if (compiled[i]) /* interpreted when JIT is unavailable */
+			pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
+	}
+}
+
+static bool compile(struct pattern *p, int which)
+{
+	pthread_once(&compiled_once, compile_all);
+	p->code = compiled[which];
+	p->md = p->code ? pcre2_match_data_create_from_pattern(p->code, NULL) : NULL;
 	return p->md != NULL;
 }
 
 static void release(struct pattern *p)
 {
 	pcre2_match_data_free(p->md);
-	pcre2_code_free(p->code);
 }
 
 /* Group g of the last match: its text, or NULL when it did not take part. */
@@ -286,6 +307,10 @@ static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, s
 	 * name perf knew nothing of ($is_unknown stays set). */
 	size_t wanted = 0;
 	bool unknown = false;
+	if (!FK_GROW(s->names, s->names_cap, nparts, 1)) {
+		s->failed = true;
+		return;
+	}
 	for (size_t i = 0; i < nparts; i++) {
 		s->nlen[i] = tidy_func(s, parts[i], lens[i], mod, ml, pc, pclen, i > 0, s->names[i]);
 		unknown |= lens[i] == 9 && memcmp(parts[i], "[unknown]", 9) == 0 && ml == 9 &&
@@ -412,9 +437,8 @@ enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts
 {
 	struct perf s = { .o = o, .e = e, .d = d, .filter = o->event_filter, .name = in->name };
 	enum fk_input_result res = FK_INPUT_ERROR;
-	s.names = malloc(64 * sizeof *s.names);
-	if (!s.names || !compile(&s.header, HEADER) || !compile(&s.event, EVENT) ||
-	    !compile(&s.frame, FRAME)) {
+	if (!compile(&s.header, PAT_HEADER) || !compile(&s.event, PAT_EVENT) ||
+	    !compile(&s.frame, PAT_FRAME)) {
 		fk_diag_error(d, "out of memory");
 		goto out;
 	}

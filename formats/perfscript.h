@@ -6,7 +6,8 @@
  * as one folded stack and its period; what adds them up is the caller's.
  * Spec: formats/PERFSCRIPT.md.
  *
- * Owns: nothing beyond a call.
+ * Owns: nothing beyond a call, but for the script's three patterns,
+ * compiled on the first call and kept for the process (thread-safe).
  */
 #ifndef FK_PERFSCRIPT_H
 #define FK_PERFSCRIPT_H

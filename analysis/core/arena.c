@@ -7,7 +7,7 @@
 
 /* Chunks grow from small to large: a small input (and every fuzzing run)
  * costs little, a large one makes few chunks. */
-#define FIRST_CHUNK ((size_t)16 << 10)
+#define FIRST_CHUNK ((size_t)1 << 10)
 #define CHUNK_SIZE ((size_t)1 << 20)
 #define ALIGN 8
 

@@ -13,9 +13,14 @@ static uint64_t slot_value(uint64_t hash, uint32_t id)
 	return (hash & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
 }
 
+/* Tables start small and double: a table of a few names (a small input, a
+ * fuzzing run) costs a few hundred bytes, a big one a few more rehashes. */
+#define FIRST_SLOTS 64
+#define FIRST_STRS 16
+
 static bool grow_index(struct fk_strtab *t)
 {
-	size_t nslots = t->slots ? (t->mask + 1) * 2 : 1024;
+	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
 	uint64_t *slots = calloc(nslots, sizeof *slots);
 	if (!slots)
 		return false;
@@ -74,7 +79,7 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 		return id;
 	if (len > UINT32_MAX || t->count >= UINT32_MAX - 1)
 		return FK_STRTAB_NONE;
-	if (!FK_GROW(t->strs, t->cap, (size_t)t->count + 1, 256))
+	if (!FK_GROW(t->strs, t->cap, (size_t)t->count + 1, FIRST_STRS))
 		return FK_STRTAB_NONE;
 	const char *bytes = copy ? fk_arena_dup(&t->arena, p, len) : p;
 	if (!bytes)

@@ -63,7 +63,7 @@ struct scratch {
 
 static bool reserve(struct scratch *s, size_t more)
 {
-	return more <= SIZE_MAX - s->len && FK_GROW(s->p, s->cap, s->len + more, 4096);
+	return more <= SIZE_MAX - s->len && FK_GROW(s->p, s->cap, s->len + more, 256);
 }
 
 /* Offsets of the frames of p[0..len) split on ';': frame k is

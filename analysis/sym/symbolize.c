@@ -553,7 +553,7 @@ static bool cache_reserve(struct fk_symbolizer *s)
 {
 	if (s->cache && (s->count + 1) * 2 <= s->mask + 1)
 		return true;
-	size_t n = s->cache ? (s->mask + 1) * 2 : 1024;
+	size_t n = s->cache ? (s->mask + 1) * 2 : 64; /* small captures stay small */
 	struct entry *c = calloc(n, sizeof *c);
 	if (!c)
 		return false;
@@ -579,7 +579,7 @@ static struct entry *cache_add(struct fk_symbolizer *s, uint64_t ip, bool ret)
 	struct text *t = &s->t;
 	if (t->n > UINT32_MAX / 2 || s->nframes > UINT32_MAX - t->n || !cache_reserve(s))
 		return NULL;
-	if (!FK_GROW(s->frames, s->framecap, s->nframes + t->n, 1024))
+	if (!FK_GROW(s->frames, s->framecap, s->nframes + t->n, 64))
 		return NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		size_t from = i ? t->ends[i - 1] + 1 : 0;
@@ -658,7 +658,10 @@ struct fk_symbolizer *fk_sym_open(const struct fk_sym_module *mods, size_t n, un
 	s->cb.find_elf = dwfl_build_id_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cb.debuginfo_path = &s->debuginfo_path;
-	s->dwfl = dwfl_begin(&s->cb); /* NULL: every module is nameless */
+	/* NULL: every module is nameless. No session when no file may be
+	 * opened: starting one costs more than naming a small capture. */
+	if (!(flags & FK_SYM_NO_FILES))
+		s->dwfl = dwfl_begin(&s->cb);
 	return s;
 oom:
 	fk_sym_close(s);

@@ -6,22 +6,11 @@
 #ifndef FK_FUZZ_CAPTURE_PIPELINE_H
 #define FK_FUZZ_CAPTURE_PIPELINE_H
 
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "analysis/capture/model.h"
 #include "analysis/mem/replay.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/input.h"
-
-/* /dev/null, opened once: per-run setup would cost more than the run. */
-static FILE *fuzz_null(void)
-{
-	static FILE *null;
-	if (!null && !(null = fopen("/dev/null", "w")))
-		abort();
-	return null;
-}
+#include "fuzz_common.h"
 
 static void fuzz_capture_pipeline(const void *data, size_t size, struct fk_diag *d)
 {
@@ -33,11 +22,12 @@ static void fuzz_capture_pipeline(const void *data, size_t size, struct fk_diag 
 	fk_input_close(&in);
 	if (!loaded)
 		return;
+	/* Frames are named "module+0x..." without opening the files a capture
+	 * lists: those are this machine's files, not the input, and reading
+	 * their symbols and DWARF (libdwfl) costs as much as thousands of runs. */
+	const unsigned sym = FK_SYM_NO_FILES;
 	for (int m = FK_METRIC_SELF_CPU; m <= FK_METRIC_GPU_ALLOC_BYTES; m++) {
 		struct fk_stacks s = { 0 };
-		/* Naming frames from the files a capture lists (libdwfl, DWARF
-		 * indexes) costs a thousand runs: one run in 1024 does it. */
-		unsigned sym = size % 1024 == 0 ? FK_SYM_INLINE : FK_SYM_NO_FILES;
 		struct fk_cap_fold_opts o = { .metric = (enum fk_cap_metric)m, .threads = m == 0,
 					      .nvtx = (size & 1) && m == 0,
 					      .no_kernel_frames = size & 2, .sym_flags = sym };
@@ -46,7 +36,7 @@ static void fuzz_capture_pipeline(const void *data, size_t size, struct fk_diag 
 	}
 	struct fk_mem_timeline tl;
 	fk_mem_init(&tl);
-	if (fk_capture_memory(&c, 0, &tl, d)) {
+	if (fk_capture_memory(&c, sym, &tl, d)) {
 		struct fk_mem_report rep;
 		size_t bad;
 		fk_mem_sort(&tl, NULL);

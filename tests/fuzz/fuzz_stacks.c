@@ -15,24 +15,16 @@
 #include "analysis/core/folded_write.h"
 #include "analysis/core/stackload.h"
 #include "render/flame.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* /dev/null, opened once: per-run setup would cost more than the run. */
-static FILE *null_out(void)
-{
-	static FILE *null;
-	if (!null && !(null = fopen("/dev/null", "w")))
-		abort();
-	return null;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fk_diag d;
 	fk_diag_init(&d, "fuzz");
 	d.quiet = true;
-	FILE *null = null_out();
+	FILE *null = fuzz_null();
 	d.out = null; /* errors too: printing would cost more than the run */
 	struct fk_input in;
 	if (!fk_input_open_memory(&in, "fuzz", data, size, &d))
