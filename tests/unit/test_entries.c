@@ -138,13 +138,25 @@ static void test_launch_errors(void **state)
 	fk_diag_init(&d, "stackcap");
 	struct capture c;
 
+	/* A program that does not exist: said before anything else. */
 	setenv("STACKCAP_LIB", "/nonexistent/libstackcap.so", 1);
 	capture_start(&c);
 	int status = fk_launch_run(&o, &d);
 	char *err = capture_end(&c);
+	assert_int_equal(status, 127);
+	assert_non_null(strstr(err, "/nonexistent/program: No such file or directory"));
+	free(err);
+
+	/* A program that exists, but no shim. */
+	char *sh[] = { "sh", "-c", "exit 0", NULL };
+	o.argv = sh;
+	capture_start(&c);
+	status = fk_launch_run(&o, &d);
+	err = capture_end(&c);
 	assert_int_equal(status, FK_EXIT_USAGE);
 	assert_non_null(strstr(err, "libstackcap.so not found"));
 	free(err);
+	o.argv = argv;
 
 	/* Any readable file passes for the shim here: the program is never run. */
 	setenv("STACKCAP_LIB", "/dev/null", 1);
