@@ -201,8 +201,13 @@ then_stdout_contains "<title>all (5 samples, 100%)</title>" "value past 2^64-1: 
 printf 'main;c 1000000000000001\n' > "$T/bigint.txt"
 expect_stdout_contains 0 "<title>c (1,000,000,000,000,001 samples, 100.00%)</title>" "count of 1e15+1: exact in c's title, as flamegraph.pl" -- "$FG" "$T/bigint.txt"
 expect_stdout_contains 0 "<title>main (1,000,000,000,000,001 samples, 100.00%)</title>" "count of 1e15+1: exact in main's title, as flamegraph.pl" -- "$FG" "$T/bigint.txt"
+# Above 2^53 flamegraph.pl's %.0f rounds (2^64-1 shows as ...616); integer
+# counts are printed exactly instead.
 printf 'main;c 18446744073709551615\n' > "$T/bigmax.txt"
-expect_stdout_contains 0 "<title>main (18,446,744,073,709,551,616 samples, 100.00%)</title>" "count of 2^64-1: main's title as flamegraph.pl's (a double)" -- "$FG" "$T/bigmax.txt"
+expect_stdout_contains 0 "<title>main (18,446,744,073,709,551,615 samples, 100.00%)</title>" "count of 2^64-1: exact in main's title" -- "$FG" "$T/bigmax.txt"
+expect_stdout_contains 0 "<title>all (55,340,232,221,128,654,845 samples, 100%)</title>" "count of 3 x (2^64-1): exact in the root's title" -- "$FG" "$T/three.txt"
+expect_stdout_contains 0 "<title>main (36,893,488,147,419,103,230 samples, 100.00%)</title>" "count of 2^64-1, --factor 2: exact" -- "$FG" --factor 2 "$T/bigmax.txt"
+expect_stdout_contains 0 "<title>main (9,223,372,036,854,775,808 samples, 100.00%)</title>" "count of 2^64-1, --factor 0.5: flamegraph.pl's %.0f of a double" -- "$FG" --factor 0.5 "$T/bigmax.txt"
 printf 'a 1.0000000000000000001\nb 1\n' > "$T/prec.txt"
 expect_stderr_contains 0 "prec.txt:1: value has more than 18 decimals" "value with 19 decimals: reported, skipped" -- "$SF" "$T/prec.txt"
 printf 'main;a 1\nmain;b\000c 2\nmain;d 3\n' > "$T/nul.txt"
