@@ -182,6 +182,11 @@ expect_stdout 0 "a 340282366920938463426481119284349108225" "--scale 2^64-1 of 2
 expect_stderr_contains 1 "scaled or merged value passes 128 bits" "--scale past 2^128-1: exits 1" -- "$SF" --scale 18446744073709551615 "$T/three.txt"
 then_stdout_empty "--scale past 2^128-1: nothing written"
 expect_stdout 0 "a 9223372036854775807.5" "--scale 0.5 of 2^64-1: exact decimal" -- "$SF" --scale 0.5 "$T/max.txt"
+printf 'a 18446744073709551615 1\na 1 1\n' > "$T/diff64.txt"
+expect_stdout 0 "a 18446744073709551616 2" "differential: a before sum past 2^64-1 is exact" -- "$SF" "$T/diff64.txt"
+printf 'a;b 18446744073709551615\nc 1\na;b 18446744073709551615\n' > "$T/chart64.txt"
+expect_stdout_contains 0 "<title>all (36,893,488,147,419,103,231 samples, 100%)</title>" "--flamechart: a total past 2^64-1 is exact" -- "$FG" --flamechart "$T/chart64.txt"
+then_stdout_contains "<title>b (18,446,744,073,709,551,615 samples, 50.00%)</title>" "--flamechart: a count of 2^64-1 is exact"
 # Decimals count in the 128 bits: 19 values of about 2^64 with 18 decimals pass them.
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do
 	echo "d 18446744073709551615.999999999999999999"
