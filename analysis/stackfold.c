@@ -94,7 +94,7 @@ FK_PY_HELP
 "the number of CPUs, at most 8); the result is the same for any N.\n"
 "\n"
 "Exit status: 0 success, 1 bad input (unreadable file, --strict bad line, a\n"
-"sum past 64 bits), 2 usage error. Bad lines are skipped and reported on\n"
+"sum past 128 bits), 2 usage error. Bad lines are skipped and reported on\n"
 "standard error as FILE:LINE: reason (the first 5, then a count).\n");
 }
 

@@ -11,27 +11,53 @@ static const uint64_t pow10_u64[FK_NUM_MAX_SCALE + 1] = {
 	1000000000000000000ull,
 };
 
-/* Largest mantissa whose integer part still fits in 64 bits at this scale. */
-static unsigned __int128 mant_limit(uint8_t scale)
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+size_t fk_u128_format(fk_u128 v, char *buf)
 {
-	return ((unsigned __int128)UINT64_MAX + 1) * pow10_u64[scale] - 1;
+	char tmp[FK_U128_TEXT_MAX];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + (unsigned)(v % 10));
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
 }
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool fk_u128_parse(const char *s, size_t len, fk_u128 *out)
+{
+	if (len == 0)
+		return false;
+	fk_u128 v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (!is_digit(s[i]))
+			return false;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (FK_U128_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
 
 enum fk_num_status fk_num_parse(const char *s, size_t len, struct fk_num *out)
 {
 	if (len > 0 && s[0] == '-')
 		return FK_NUM_NEGATIVE;
 	size_t i = 0;
-	unsigned __int128 mant = 0;
-	while (i < len && is_digit(s[i])) {
-		mant = mant * 10 + (unsigned)(s[i++] - '0');
-		if (mant > UINT64_MAX)
-			return FK_NUM_OVERFLOW;
-	}
+	while (i < len && is_digit(s[i]))
+		i++;
 	if (i == 0)
 		return FK_NUM_SYNTAX;
+	/* One value stays within 64 bits (what the readers always took);
+	 * only sums of values grow past it. */
+	fk_u128 mant;
+	if (!fk_u128_parse(s, i, &mant) || mant > UINT64_MAX)
+		return FK_NUM_OVERFLOW;
 	uint8_t scale = 0;
 	if (i < len && s[i] == '.') {
 		size_t frac = ++i;
@@ -43,7 +69,7 @@ enum fk_num_status fk_num_parse(const char *s, size_t len, struct fk_num *out)
 			frac_end--;
 		if (frac_end - frac > FK_NUM_MAX_SCALE)
 			return i == len ? FK_NUM_PRECISION : FK_NUM_SYNTAX;
-		for (size_t k = frac; k < frac_end; k++)
+		for (size_t k = frac; k < frac_end; k++) /* below 2^64 * 10^18: fits */
 			mant = mant * 10 + (unsigned)(s[k] - '0');
 		scale = (uint8_t)(frac_end - frac);
 	}
@@ -66,11 +92,11 @@ const char *fk_num_status_text(enum fk_num_status st)
 	return "?";
 }
 
-/* Brings a to scale s >= a.scale; false on overflow. */
+/* Brings a to scale s >= a.scale; false when the mantissa passes 128 bits. */
 static bool rescale(struct fk_num *a, uint8_t s)
 {
-	unsigned __int128 m = a->mant * pow10_u64[s - a->scale];
-	if (m > mant_limit(s))
+	fk_u128 m;
+	if (__builtin_mul_overflow(a->mant, (fk_u128)pow10_u64[s - a->scale], &m))
 		return false;
 	a->mant = m;
 	a->scale = s;
@@ -80,44 +106,63 @@ static bool rescale(struct fk_num *a, uint8_t s)
 bool fk_num_add(struct fk_num *acc, struct fk_num b)
 {
 	struct fk_num a = *acc;
-	if (a.scale == b.scale) { /* the common case: plain integers */
-		a.mant += b.mant;
-		if (a.mant > mant_limit(a.scale))
+	if (a.scale != b.scale) { /* plain integers (the common case) skip this */
+		uint8_t s = a.scale > b.scale ? a.scale : b.scale;
+		if (!rescale(&a, s) || !rescale(&b, s))
 			return false;
-		*acc = a;
-		return true;
 	}
-	uint8_t s = a.scale > b.scale ? a.scale : b.scale;
-	if (!rescale(&a, s) || !rescale(&b, s))
-		return false;
-	a.mant += b.mant;
-	if (a.mant > mant_limit(s))
+	if (__builtin_add_overflow(a.mant, b.mant, &a.mant))
 		return false;
 	*acc = a;
 	return true;
 }
 
+/* A 256-bit product as four 64-bit limbs, lowest first: a scaled product
+ * may pass 128 bits before its trailing zeros are dropped. */
+struct u256 {
+	uint64_t limb[4];
+};
+
+static struct u256 mul_wide(fk_u128 a, fk_u128 b)
+{
+	uint64_t a0 = (uint64_t)a, a1 = (uint64_t)(a >> 64);
+	uint64_t b0 = (uint64_t)b, b1 = (uint64_t)(b >> 64);
+	fk_u128 ll = (fk_u128)a0 * b0, lh = (fk_u128)a0 * b1;
+	fk_u128 hl = (fk_u128)a1 * b0, hh = (fk_u128)a1 * b1;
+	fk_u128 mid = (ll >> 64) + (uint64_t)lh + (uint64_t)hl;
+	/* The whole product is below 2^256, so its top half fits. */
+	fk_u128 hi = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+	return (struct u256){ { (uint64_t)ll, (uint64_t)mid, (uint64_t)hi, (uint64_t)(hi >> 64) } };
+}
+
+/* *q = x / 10; returns x % 10. */
+static unsigned div10(struct u256 x, struct u256 *q)
+{
+	fk_u128 rem = 0;
+	for (int i = 3; i >= 0; i--) {
+		fk_u128 cur = (rem << 64) | x.limb[i];
+		q->limb[i] = (uint64_t)(cur / 10);
+		rem = cur % 10;
+	}
+	return (unsigned)rem;
+}
+
 bool fk_num_mul(struct fk_num a, struct fk_num b, struct fk_num *out)
 {
-	/* Work on integer and fraction parts so nothing exceeds 128 bits. */
 	if (a.mant == 0 || b.mant == 0) {
 		out->mant = 0;
 		out->scale = 0;
 		return true;
 	}
 	unsigned s = (unsigned)a.scale + b.scale;
-	unsigned __int128 m;
-	if (__builtin_mul_overflow(a.mant, b.mant, &m))
+	struct u256 m = mul_wide(a.mant, b.mant), q;
+	/* Drop trailing zeros first; precision beyond the maximum scale
+	 * would then be lost: report it rather than round silently. */
+	while (s > 0 && div10(m, &q) == 0)
+		m = q, s--;
+	if (s > FK_NUM_MAX_SCALE || m.limb[2] || m.limb[3])
 		return false;
-	/* Drop trailing zeros first, then precision beyond the maximum scale
-	 * would be lost: report it rather than round silently. */
-	while (s > 0 && m % 10 == 0)
-		m /= 10, s--;
-	if (s > FK_NUM_MAX_SCALE)
-		return false;
-	if (m > mant_limit((uint8_t)s))
-		return false;
-	out->mant = m;
+	out->mant = ((fk_u128)m.limb[1] << 64) | m.limb[0];
 	out->scale = (uint8_t)s;
 	return true;
 }
@@ -125,43 +170,30 @@ bool fk_num_mul(struct fk_num a, struct fk_num b, struct fk_num *out)
 int fk_num_cmp(struct fk_num a, struct fk_num b)
 {
 	/* Compare integer parts first, then fractions at a common scale. */
-	unsigned __int128 ia = a.mant / pow10_u64[a.scale], ib = b.mant / pow10_u64[b.scale];
+	fk_u128 ia = a.mant / pow10_u64[a.scale], ib = b.mant / pow10_u64[b.scale];
 	if (ia != ib)
 		return ia < ib ? -1 : 1;
 	uint8_t s = a.scale > b.scale ? a.scale : b.scale;
-	unsigned __int128 fa = (a.mant % pow10_u64[a.scale]) * pow10_u64[s - a.scale];
-	unsigned __int128 fb = (b.mant % pow10_u64[b.scale]) * pow10_u64[s - b.scale];
+	fk_u128 fa = (a.mant % pow10_u64[a.scale]) * pow10_u64[s - a.scale];
+	fk_u128 fb = (b.mant % pow10_u64[b.scale]) * pow10_u64[s - b.scale];
 	return fa < fb ? -1 : fa > fb;
 }
 
 double fk_num_to_double(struct fk_num a)
 {
 	if (a.scale == 0)
-		return (double)(uint64_t)a.mant;
+		return (double)a.mant; /* rounded to nearest, also past 2^64 */
 	/* strtod rounds the decimal text correctly, as Perl does. */
 	char buf[FK_NUM_TEXT_MAX];
 	fk_num_format(a, buf);
 	return strtod(buf, NULL);
 }
 
-static size_t format_u64(uint64_t v, char *buf)
-{
-	char tmp[24];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
 size_t fk_num_format(struct fk_num a, char *buf)
 {
-	uint64_t ip = (uint64_t)(a.mant / pow10_u64[a.scale]);
+	fk_u128 ip = a.mant / pow10_u64[a.scale];
 	uint64_t fp = (uint64_t)(a.mant % pow10_u64[a.scale]);
-	size_t n = format_u64(ip, buf);
+	size_t n = fk_u128_format(ip, buf);
 	if (fp != 0) {
 		unsigned digits = a.scale;
 		while (fp % 10 == 0)

@@ -444,7 +444,7 @@ enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts
 	}
 	res = fk_input_read_lines(in, on_line, &s, d);
 	if (s.failed) {
-		fk_diag_error(d, "%s: out of memory, or a sum past 64 bits", s.name);
+		fk_diag_error(d, "%s: out of memory, or a sum past 128 bits", s.name);
 		res = FK_INPUT_ERROR;
 	}
 	/* A sample with no blank line after it is dropped, as the script does. */

@@ -28,7 +28,7 @@ struct fk_perf_opts {
 /* Where the samples go. */
 struct fk_perf_emit {
 	/* One sample: "comm;outer;...;leaf" and its period. false: stop
-	 * (out of memory, or a sum past 64 bits). */
+	 * (out of memory, or a sum past 128 bits). */
 	bool (*sample)(void *ctx, const char *stack, size_t len, uint64_t period);
 	/* --inline, or NULL: what replaces the frame line "PC RAWFUNC (MOD)",
 	 * frames joined with ';', outermost first; NULL keeps the line's own

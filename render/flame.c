@@ -161,15 +161,15 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 				continue;
 			const struct fk_str *s = fk_strtab_get(&stacks->keys, it->stack);
 			double after = fk_num_to_double(it->value);
-			ok = fk_layout_push(&L, s->p, s->len, after, it->nvalues == 2,
-					    after - fk_num_to_double(it->before));
+			ok = fk_layout_push_count(&L, s->p, s->len, it->value, it->nvalues == 2,
+						  after - fk_num_to_double(it->before));
 		}
 	} else {
 		for (uint32_t i = 0; i < fk_stacks_count(stacks) && ok; i++) {
 			const struct fk_str *s = fk_strtab_get(&stacks->keys, order[i]);
 			const struct fk_stack_sums *v = &stacks->sums[order[i]];
-			ok = fk_layout_push(&L, s->p, s->len, item_width(v), v->diff,
-					    item_width(v) - fk_num_to_double(v->before));
+			ok = fk_layout_push_count(&L, s->p, s->len, v->value, v->diff,
+						  item_width(v) - fk_num_to_double(v->before));
 		}
 	}
 	ok = ok && fk_layout_finish(&L, timemax);

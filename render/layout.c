@@ -37,9 +37,10 @@ static bool ensure_open(struct fk_layout *L, size_t need)
 	if (need <= L->open_cap)
 		return true;
 	size_t cap;
-	if (!fk_grow_cap(L->open_cap, need, 64, sizeof *L->open_start, &cap) ||
+	if (!fk_grow_cap(L->open_cap, need, 64, sizeof *L->open_start_exact, &cap) ||
 	    !FK_RESIZE(L->open_names, cap) || !FK_RESIZE(L->open_start, cap) ||
-	    !FK_RESIZE(L->open_delta, cap) || !FK_RESIZE(L->open_has_delta, cap))
+	    !FK_RESIZE(L->open_delta, cap) || !FK_RESIZE(L->open_has_delta, cap) ||
+	    !FK_RESIZE(L->open_start_exact, cap))
 		return false;
 	L->open_cap = cap;
 	return true;
@@ -84,6 +85,7 @@ static void close_to(struct fk_layout *L, size_t keep, double time)
 		L->frames[L->count++] = (struct fk_frame){
 			.name = L->open_names[d], .depth = (uint32_t)d, .start = start, .end = t,
 			.delta = L->open_delta[d], .has_delta = L->open_has_delta[d],
+			.exact = !L->inexact, .count = L->time_exact - L->open_start_exact[d],
 		};
 		if (d > L->depthmax)
 			L->depthmax = (uint32_t)d;
@@ -138,8 +140,8 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 	return L->ids[0] == FK_STRTAB_NONE ? 0 : n;
 }
 
-bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
-		    bool has_delta, double delta)
+static bool push(struct fk_layout *L, const char *stack, size_t len, double width,
+		 bool has_delta, double delta)
 {
 	size_t n = frame_ids(L, stack, len);
 	if (n == 0 || !ensure_open(L, n)) {
@@ -153,6 +155,7 @@ bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double w
 	for (size_t d = same; d < n; d++) {
 		L->open_names[d] = L->ids[d];
 		L->open_start[d] = L->time;
+		L->open_start_exact[d] = L->time_exact;
 		/* Only the frame the line ends at carries its delta; the others
 		 * it opens are marked differential with no change. */
 		L->open_delta[d] = has_delta && d == n - 1 ? delta : 0;
@@ -170,6 +173,25 @@ bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double w
 	return !L->failed;
 }
 
+bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
+		    bool has_delta, double delta)
+{
+	bool ok = push(L, stack, len, width, has_delta, delta);
+	L->inexact = true; /* after push: frames it closed ended before this width */
+	return ok;
+}
+
+bool fk_layout_push_count(struct fk_layout *L, const char *stack, size_t len,
+			  struct fk_num count, bool has_delta, double delta)
+{
+	bool ok = push(L, stack, len, fk_num_to_double(count), has_delta, delta);
+	/* Decimal counts stay in doubles, where flamegraph.pl's rounding rules
+	 * (above) decide the text. */
+	if (count.scale != 0 || __builtin_add_overflow(L->time_exact, count.mant, &L->time_exact))
+		L->inexact = true;
+	return ok;
+}
+
 static int by_depth_then_start(const void *x, const void *y)
 {
 	const struct fk_frame *a = x, *b = y;
@@ -182,8 +204,11 @@ bool fk_layout_finish(struct fk_layout *L, double timemax)
 {
 	close_to(L, 0, L->time);
 	for (size_t i = 0; i < L->count; i++)
-		if (L->frames[i].depth == 0)
+		if (L->frames[i].depth == 0) {
 			L->frames[i].end = timemax > L->time ? timemax : L->time;
+			if (timemax > L->time)
+				L->frames[i].exact = false; /* --total: the user's double */
+		}
 	if (L->count > 0)
 		qsort(L->frames, L->count, sizeof *L->frames, by_depth_then_start);
 	return !L->failed;
@@ -197,6 +222,7 @@ void fk_layout_free(struct fk_layout *L)
 	free(L->open_start);
 	free(L->open_delta);
 	free(L->open_has_delta);
+	free(L->open_start_exact);
 	free(L->ids);
 	*L = (struct fk_layout){ 0 };
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/num.h"
 #include "analysis/core/strtab.h"
 
 struct fk_frame {
@@ -24,6 +25,9 @@ struct fk_frame {
 	double start, end; /* in value units; the root's end is timemax */
 	double delta;      /* differential: after - before of the stack ending here */
 	bool has_delta;
+	bool exact;        /* count holds the exact width: every stack up to the
+			      frame's end had an integer count (fk_layout_push_count) */
+	fk_u128 count;
 };
 
 struct fk_layout {
@@ -33,6 +37,8 @@ struct fk_layout {
 	uint32_t depthmax;
 	double time;     /* sum of widths pushed */
 	bool time_nv;    /* time was summed in doubles, as Perl would (not IV/UV) */
+	fk_u128 time_exact; /* the same sum, exact while !inexact */
+	bool inexact;    /* some width had no exact integer count */
 	double maxdelta; /* largest |delta|, at least 1 */
 	uint64_t omitted; /* frames narrower than the minimum width */
 
@@ -40,6 +46,7 @@ struct fk_layout {
 	double min_time;  /* frames narrower than this are omitted */
 	uint32_t *open_names;
 	double *open_start, *open_delta;
+	fk_u128 *open_start_exact;
 	bool *open_has_delta;
 	size_t open_len, open_cap;
 	uint32_t *ids; /* scratch: this stack's frame ids */
@@ -57,8 +64,15 @@ void fk_layout_init(struct fk_layout *L, double min_time);
  * stack's line was differential and delta = after - before. */
 bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
 		    bool has_delta, double delta);
+/* The same with the stack's exact count (its width is the nearest double):
+ * while every count pushed is an integer, frames also get exact counts,
+ * also past 2^53 and 2^64 where doubles round. fk_layout_push's widths
+ * have none, so frames that end after one are not exact. */
+bool fk_layout_push_count(struct fk_layout *L, const char *stack, size_t len,
+			  struct fk_num count, bool has_delta, double delta);
 
-/* Closes every open frame; the root ends at max(time, timemax). Sorts the
+/* Closes every open frame; the root ends at max(time, timemax) (and is not
+ * exact when timemax widens it). Sorts the
  * frames by depth, then start. false when out of memory at any point. */
 bool fk_layout_finish(struct fk_layout *L, double timemax);
 

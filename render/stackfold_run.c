@@ -57,7 +57,7 @@ static struct fk_regex *compile_any(const char *const *list, size_t count, const
 
 static const char *fold_failure(enum fk_stacks_status st)
 {
-	return st == FK_STACKS_OVERFLOW ? "scaled or merged value passes 64 bits or 18 decimals"
+	return st == FK_STACKS_OVERFLOW ? "scaled or merged value passes 128 bits or 18 decimals"
 	       : st == FK_STACKS_MATCH_FAILED
 		       ? "an --include/--exclude pattern could not be matched (PCRE2 match limit): simplify it"
 		       : "out of memory";

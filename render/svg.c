@@ -173,9 +173,20 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 		y2 = g->ypad1 + (f->depth + 1.0) * o->frameheight - FRAMEPAD;
 	}
 
-	/* <title>: "name (1,234 samples, 5.67%[; +1.00%])" */
+	/* <title>: "name (1,234 samples, 5.67%[; +1.00%])". flamegraph.pl
+	 * prints sprintf("%.0f") of end - start: exact below 2^53, a rounded
+	 * double above (2^64 - 1 shows as ...616). Integer counts are printed
+	 * exactly instead: the same text wherever flamegraph.pl's is exact, the
+	 * true count (never rounded or wrapped) where it is not, up to 2^128 - 1.
+	 * Decimal counts and fractional --factor keep flamegraph.pl's %.0f. */
 	char samples[400], samples_txt[540]; /* %.0f of up to 1e308, with commas */
-	snprintf(samples, sizeof samples, "%.0f", (f->end - f->start) * o->factor);
+	fk_u128 count;
+	if (f->exact && o->factor >= 1 && o->factor < 18446744073709551616.0 &&
+	    o->factor == floor(o->factor) &&
+	    !__builtin_mul_overflow(f->count, (fk_u128)o->factor, &count))
+		fk_u128_format(count, samples);
+	else
+		snprintf(samples, sizeof samples, "%.0f", (f->end - f->start) * o->factor);
 	fk_commas(samples, samples_txt, sizeof samples_txt);
 	fputs("<g >\n<title>", out);
 	if (root) {

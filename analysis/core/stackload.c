@@ -42,7 +42,7 @@ struct load_ctx {
 	struct fk_seq *seq;
 	struct fk_diag *d;
 	const char *name;
-	uint64_t fail_line; /* a sum passed 64 bits, or memory ran out, here */
+	uint64_t fail_line; /* a sum passed 128 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
 	bool batched;       /* lines stay valid until the end of the buffer */
 	unsigned part, nparts; /* keep stacks with hash % nparts == part */
@@ -158,7 +158,7 @@ static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_s
 			   uint64_t line)
 {
 	if (st == FK_STACKS_OVERFLOW)
-		fk_diag_error(d, "%s:%llu: sum of values passes 64 bits", name, (unsigned long long)line);
+		fk_diag_error(d, "%s:%llu: sum of values passes 128 bits", name, (unsigned long long)line);
 	else
 		fk_diag_error(d, "%s:%llu: out of memory", name, (unsigned long long)line);
 }
@@ -190,7 +190,7 @@ static unsigned worker_count(size_t bytes)
 }
 
 /* Merges worker tables into the first one, then reports in input order. */
-/* Running totals for finding the line where they pass 64 bits. */
+/* Running totals for finding the line where they pass 128 bits. */
 struct totals_ctx {
 	struct fk_num total, total_before;
 	uint64_t overflow_line;
@@ -210,7 +210,7 @@ static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t line
 	return true;
 }
 
-/* The totals passed 64 bits only when the workers' shares were combined, so
+/* The totals passed 128 bits only when the workers' shares were combined, so
  * no worker knows the line: sum the file again, from the totals the table
  * had before it, to name the first line that does it. (A stack's sums never
  * exceed the totals, so the totals alone decide.) */
@@ -226,7 +226,7 @@ static void report_overflow_line(const struct mapped_text *m, const struct fk_st
 	if (c.overflow_line)
 		report_failure(d, name, FK_STACKS_OVERFLOW, c.overflow_line);
 	else
-		fk_diag_error(d, "%s: sum of values passes 64 bits", name);
+		fk_diag_error(d, "%s: sum of values passes 128 bits", name);
 }
 
 /* Reports what the readers found (the first one holds the bad lines), then
@@ -236,7 +236,7 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 					 bool was_empty, struct fk_diag *d, const char *name)
 {
 	/* A partition's totals leave out the others': the first line where
-	 * the file's totals pass 64 bits is found again over the whole file. */
+	 * the file's totals pass 128 bits is found again over the whole file. */
 	bool overflow = false, nomem = false;
 	for (unsigned i = 0; i < n; i++) {
 		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;

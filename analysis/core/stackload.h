@@ -23,7 +23,7 @@ struct fk_seq {
 };
 
 /* The stack text of an open input (any kind is read as stack text).
- * FK_INPUT_ERROR also covers a sum passing 64 bits (a wrong result). */
+ * FK_INPUT_ERROR also covers a sum passing 128 bits (a wrong result). */
 enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,
 					     struct fk_seq *seq, struct fk_diag *d);
 /* The same, opening path ("-": stdin) itself. */

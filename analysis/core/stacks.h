@@ -3,7 +3,8 @@
  *
  * Owns: the interned stack bytes (through an fk_strtab) and their sums.
  * Memory grows with the number of unique stacks, never with input size.
- * Sums are exact (fk_num); a sum that would pass 64 bits is refused.
+ * Sums are exact (fk_num) and grow past 2^64 - 1; one whose mantissa would
+ * pass 128 bits (2^128 - 1, or fewer integer digits with decimals) is refused.
  * Not thread-safe.
  */
 #ifndef FK_STACKS_H
@@ -36,7 +37,7 @@ struct fk_stacks {
 
 enum fk_stacks_status {
 	FK_STACKS_OK = 0,
-	FK_STACKS_OVERFLOW, /* a sum would not fit in 64 bits */
+	FK_STACKS_OVERFLOW, /* a sum would not fit in 128 bits */
 	FK_STACKS_NOMEM,
 	FK_STACKS_MATCH_FAILED, /* fk_fold: a filter could not decide (regex limit) */
 };

@@ -43,7 +43,7 @@ struct fk_table {
 };
 
 /* Adds the stacks of one metric (0 or 1); calls: each stack's line count
- * is its number of calls. false: out of memory, or a sum past 64 bits. */
+ * is its number of calls. false: out of memory, or a sum past 128 bits. */
 bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s, bool calls);
 
 enum fk_table_by {

@@ -5,8 +5,10 @@
  * Perl-split frame rules (trailing empty frames dropped), min_time pruning
  * and the omitted count, differential deltas (only the frame a line ends at
  * carries its delta; other frames it opens have has_delta with delta 0),
- * frames shared with the previous stack by bytes (not by prefix), and the
- * final order (depth, then start).
+ * frames shared with the previous stack by bytes (not by prefix), the
+ * final order (depth, then start), and exact counts (fk_layout_push_count:
+ * past 2^53 and 2^64, lost after a decimal or double width, not for a root
+ * widened by timemax).
  *
  * Expected layouts were checked against `perl flamegraph.pl --flamechart
  * --minwidth 0` on the same lines (frame x and y read back from the SVG).
@@ -348,6 +350,93 @@ static void test_sorted_by_depth_then_start(void **state)
 	fk_layout_free(&L);
 }
 
+static void push_count(struct fk_layout *L, const char *stack, fk_u128 mant, uint8_t scale)
+{
+	struct fk_num n = { mant, scale };
+	assert_true(fk_layout_push_count(L, stack, strlen(stack), n, false, 0));
+}
+
+/* The frame named name at depth; fails when there is none. */
+static const struct fk_frame *frame(const struct fk_layout *L, const char *name, uint32_t depth)
+{
+	for (size_t i = 0; i < L->count; i++) {
+		const struct fk_str *n = fk_strtab_get(&L->names, L->frames[i].name);
+		if (L->frames[i].depth == depth && n->len == strlen(name) &&
+		    memcmp(n->p, name, n->len) == 0)
+			return &L->frames[i];
+	}
+	fail_msg("no frame %s at depth %u", name, depth);
+	return NULL;
+}
+
+static void assert_count(const struct fk_frame *f, fk_u128 want)
+{
+	assert_true(f->exact);
+	assert_true(f->count == want);
+}
+
+static void test_exact_counts(void **state)
+{
+	(void)state;
+	struct fk_layout L;
+	fk_layout_init(&L, 0);
+	/* 2^53 + 1 and 2^64 - 1: doubles round both, counts do not. */
+	fk_u128 p53 = ((fk_u128)1 << 53) + 1, max = UINT64_MAX;
+	push_count(&L, "a;b", p53, 0);
+	push_count(&L, "a;c", max, 0);
+	push_count(&L, "a;c;d", max, 0);
+	assert_true(fk_layout_finish(&L, 0));
+	assert_count(frame(&L, "b", 2), p53);
+	assert_count(frame(&L, "c", 2), 2 * max);
+	assert_count(frame(&L, "d", 3), max);
+	assert_count(frame(&L, "a", 1), p53 + 2 * max);
+	assert_count(frame(&L, "", 0), p53 + 2 * max);
+	/* The doubles still follow flamegraph.pl: end - start has rounded. */
+	const struct fk_frame *b = frame(&L, "b", 2);
+	assert_true((fk_u128)(b->end - b->start) != p53);
+	fk_layout_free(&L);
+}
+
+static void test_exact_counts_lost(void **state)
+{
+	(void)state;
+	struct fk_layout L;
+	/* A decimal count: frames that end before it stay exact, the others
+	 * (and the root) keep only their doubles. */
+	fk_layout_init(&L, 0);
+	push_count(&L, "a", 5, 0);
+	push_count(&L, "b", 15, 1); /* 1.5 */
+	push_count(&L, "c", 2, 0);
+	assert_true(fk_layout_finish(&L, 0));
+	assert_count(frame(&L, "a", 1), 5);
+	assert_false(frame(&L, "b", 1)->exact);
+	assert_false(frame(&L, "c", 1)->exact);
+	assert_false(frame(&L, "", 0)->exact);
+	fk_layout_free(&L);
+
+	/* A width without a count (fk_layout_push) does the same. */
+	fk_layout_init(&L, 0);
+	push_count(&L, "a", 5, 0);
+	push(&L, "b", 2);
+	assert_true(fk_layout_finish(&L, 0));
+	assert_count(frame(&L, "a", 1), 5);
+	assert_false(frame(&L, "b", 1)->exact);
+	fk_layout_free(&L);
+
+	/* A root widened by timemax is the user's double, not a count. */
+	fk_layout_init(&L, 0);
+	push_count(&L, "a", 5, 0);
+	assert_true(fk_layout_finish(&L, 8));
+	assert_count(frame(&L, "a", 1), 5);
+	assert_false(frame(&L, "", 0)->exact);
+	fk_layout_free(&L);
+	fk_layout_init(&L, 0);
+	push_count(&L, "a", 5, 0);
+	assert_true(fk_layout_finish(&L, 3)); /* narrower: the root keeps its count */
+	assert_count(frame(&L, "", 0), 5);
+	fk_layout_free(&L);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_delta_of_frame_kept_open),
 		cmocka_unit_test(test_maxdelta_at_least_one),
 		cmocka_unit_test(test_sorted_by_depth_then_start),
+		cmocka_unit_test(test_exact_counts),
+		cmocka_unit_test(test_exact_counts_lost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

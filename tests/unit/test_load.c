@@ -9,7 +9,7 @@
  * the streaming paths (standard input from a pipe, a gzip copy, the sequence
  * kept for flame charts) and matches a model kept by the generator; bad lines
  * are reported in file order with file line numbers and counted; strict mode
- * stops at the first one; sums passing 64 bits within one hash partition and
+ * stops at the first one; sums passing 128 bits within one hash partition and
  * only across partitions are errors naming the line; a table that already holds
  * stacks keeps them. Then the pieces on small tables: batched adds against
  * one-by-one adds (ids, sums, stopping at an overflow), merges (sums, strings
@@ -44,6 +44,10 @@
 
 
 #define U64_MAX_TEXT "18446744073709551615"
+/* Sums pass 128 bits only past 2^64 lines of 2^64-1 (or decimals), so the
+ * overflow tests first fill a table with this much: then 2^64-1 more fits
+ * exactly and anything above does not, as with the 64-bit sums before. */
+#define FULL (FK_U128_MAX - UINT64_MAX)
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -61,6 +65,22 @@ static void assert_num(struct fk_num n, const char *want)
 	char buf[FK_NUM_TEXT_MAX];
 	fk_num_format(n, buf);
 	assert_string_equal(buf, want);
+}
+
+/* Adds "full" with value (and before) FULL: what a table holds from an
+ * earlier file whose sums passed 64 bits long ago. */
+static void add_full(struct fk_stacks *s)
+{
+	struct fk_stack_sums full = { .value = { FULL, 0 }, .before = { FULL, 0 }, .lines = 1 };
+	assert_int_equal(fk_stacks_add_sums(s, "full", 4, &full, NULL), FK_STACKS_OK);
+}
+
+/* FULL + v, for totals of tables that start with add_full. */
+static struct fk_num full_plus(const char *v)
+{
+	struct fk_num n = { FULL, 0 };
+	assert_true(fk_num_add(&n, num(v)));
+	return n;
 }
 
 /* A value kept by the generator in thousandths. */
@@ -705,7 +725,7 @@ static void test_strict_stops_at_first(void **state)
 	}
 }
 
-/* ---- fk_load_stacktext: sums past 64 bits ------------------------------- */
+/* ---- fk_load_stacktext: sums past 128 bits ------------------------------ */
 
 /* A file over the threshold made of big comment lines (cheap to read), with
  * stack lines before (head) and after (tail) them. Returns the tail's first
@@ -732,19 +752,20 @@ static uint64_t write_padded(const char *path, const char *head, const char *tai
 	return lines + 1;
 }
 
-/* Loads path with each thread count (into a table holding a sum of 2^64 - 1
- * when prev); every one must fail with the message that the one-thread read
- * gives: "PATH:LINE: sum of values passes 64 bits", LINE being where the
- * running sum passed 64 bits. Returns how many did not (each printed). */
+/* Loads path with each thread count into a table holding FULL (and 2^64 - 1
+ * more when prev); every one must fail with the message that the one-thread
+ * read gives: "PATH:LINE: sum of values passes 128 bits", LINE being where
+ * the running sum passed 128 bits. Returns how many did not (each printed). */
 static unsigned overflow_mismatches(const char *path, bool prev, uint64_t line)
 {
 	char want[1024];
-	snprintf(want, sizeof want, "test_load: %s:%llu: sum of values passes 64 bits\n", path,
+	snprintf(want, sizeof want, "test_load: %s:%llu: sum of values passes 128 bits\n", path,
 		 (unsigned long long)line);
 	const char *threads[] = { "1", "2", "16", "seq" };
 	unsigned bad = 0;
 	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
 		struct fk_stacks s = { 0 };
+		add_full(&s);
 		if (prev)
 			add1(&s, "prev", U64_MAX_TEXT);
 		struct fk_seq seq = { 0 };
@@ -762,7 +783,7 @@ static unsigned overflow_mismatches(const char *path, bool prev, uint64_t line)
 			bad++;
 		}
 		/* Nothing wrapped. */
-		assert_true(fk_num_cmp(s.total, num(U64_MAX_TEXT)) <= 0);
+		assert_true(fk_num_cmp(s.total, full_plus("0")) >= 0);
 		free(err);
 		fk_seq_free(&seq);
 		fk_stacks_free(&s);
@@ -786,14 +807,14 @@ static void test_overflow_across_shares(void **state)
 	(void)state;
 	/* One big value before the padding, one after: in different shares as
 	 * soon as there are two threads. The error must still name the line
-	 * where the sum passed 64 bits, as the one-thread read does. */
+	 * where the sum passed 128 bits, as the one-thread read does. */
 	unsigned bad = 0;
 	const char *path = path_of("overflow-two-shares.txt");
 	uint64_t at = write_padded(path, "big;a " U64_MAX_TEXT "\n",
 				   "big;b " U64_MAX_TEXT "\nsmall;b 0\n");
 	bad += overflow_mismatches(path, false, at);
 
-	/* The second share also passes 64 bits on its own, one line later. */
+	/* The second share also passes 128 bits on its own, one line later. */
 	const char *path2 = path_of("overflow-two-shares-2.txt");
 	at = write_padded(path2, "big;a " U64_MAX_TEXT "\n", "big;b " U64_MAX_TEXT "\nsmall;b 2\n");
 	bad += overflow_mismatches(path2, false, at);
@@ -808,7 +829,7 @@ static void test_overflow_across_shares(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* A sum passing 64 bits, then a bad line: the sum's line comes first in the
+/* A sum passing 128 bits, then a bad line: the sum's line comes first in the
  * file, so it is the error, strict or not, on every path (the mapped path
  * adds lines in batches, after parsing the lines that follow). */
 static void test_overflow_then_bad_line(void **state)
@@ -819,13 +840,14 @@ static void test_overflow_then_bad_line(void **state)
 	write_file(path, text, sizeof text - 1);
 	char want_file[1024], want_stdin[1024];
 	snprintf(want_file, sizeof want_file,
-		 "test_load: %s:2: sum of values passes 64 bits\n", path);
+		 "test_load: %s:2: sum of values passes 128 bits\n", path);
 	snprintf(want_stdin, sizeof want_stdin,
-		 "test_load: <stdin>:2: sum of values passes 64 bits\n");
+		 "test_load: <stdin>:2: sum of values passes 128 bits\n");
 	unsigned bad = 0;
 	for (int strict = 0; strict < 2; strict++)
 		for (int how = 0; how < 3; how++) { /* mapped, mapped + 16 threads, stdin */
 			struct fk_stacks s = { 0 };
+			add_full(&s);
 			struct fk_diag d;
 			diag(&d);
 			d.strict = strict;
@@ -1110,6 +1132,7 @@ static void test_batch_stops_at_overflow(void **state)
 		{ "d", num("0"), num("0"), 1 },
 	};
 	struct fk_stacks s = { 0 };
+	add_full(&s);
 	struct fk_stacks_pending p[5];
 	for (size_t i = 0; i < 5; i++)
 		p[i] = pending(&l[i]);
@@ -1118,23 +1141,24 @@ static void test_batch_stops_at_overflow(void **state)
 	assert_int_equal(done, 2);
 	assert_int_equal(p[0].id, find(&s, "a"));
 	assert_int_equal(p[1].id, find(&s, "b"));
-	assert_int_equal(fk_stacks_count(&s), 2); /* "c" was refused whole */
+	assert_int_equal(fk_stacks_count(&s), 3); /* "full", "a", "b": "c" was refused whole */
 	assert_int_equal(find(&s, "c"), FK_STRTAB_NONE);
 	assert_int_equal(s.lines, 2);
-	assert_num(s.total, "18446744073709551615");
+	assert_num(s.total, "340282366920938463463374607431768211455"); /* 2^128 - 1 */
 	assert_num(s.sums[p[0].id].value, "5");
 	/* The rest can still be added once the bad one is left out. */
 	assert_int_equal(fk_stacks_add_batch(&s, p + 3, 2, &done), FK_STACKS_OK);
 	assert_int_equal(done, 2);
 	assert_int_equal(p[3].id, p[0].id);
 	assert_int_equal(s.lines, 4);
-	assert_int_equal(fk_stacks_count(&s), 3);
+	assert_int_equal(fk_stacks_count(&s), 4); /* and "full" */
 
 	fk_stacks_free(&s);
 
 	/* Overflowing at the first line, through the before sum of a
 	 * differential line. */
 	struct fk_stacks t = { 0 };
+	add_full(&t);
 	struct line big_before = { "e", num(U64_MAX_TEXT), num("0"), 2 };
 	p[0] = pending(&big_before);
 	assert_int_equal(fk_stacks_add_batch(&t, p, 1, &done), FK_STACKS_OK);
@@ -1142,8 +1166,9 @@ static void test_batch_stops_at_overflow(void **state)
 	assert_int_equal(fk_stacks_add_batch(&t, p, 1, &done), FK_STACKS_OVERFLOW);
 	assert_int_equal(done, 0);
 	assert_int_equal(t.lines, 1);
-	assert_num(t.total_before, U64_MAX_TEXT);
-	assert_num(t.sums[0].before, U64_MAX_TEXT);
+	assert_num(t.total_before, "340282366920938463463374607431768211455");
+	assert_num(t.total, "340282366920938463444927863358058659840"); /* FULL: e's value is 0 */
+	assert_num(t.sums[find(&t, "e")].before, U64_MAX_TEXT);
 	assert_int_equal(fk_stacks_add_batch(&t, p, 0, &done), FK_STACKS_OK);
 	assert_int_equal(done, 0);
 	fk_stacks_free(&t);
@@ -1299,10 +1324,11 @@ static void test_merge_overflow(void **state)
 {
 	(void)state;
 	struct fk_stacks s = { 0 }, from = { 0 };
+	add_full(&s);
 	add1(&s, "a", U64_MAX_TEXT);
 	add1(&from, "b", "1");
 	assert_int_equal(fk_stacks_merge(&s, &from), FK_STACKS_OVERFLOW);
-	assert_num(s.total, U64_MAX_TEXT);
+	assert_num(s.total, "340282366920938463463374607431768211455");
 	assert_int_equal(find(&s, "b"), FK_STRTAB_NONE);
 	assert_num(s.sums[find(&s, "a")].value, U64_MAX_TEXT);
 	fk_stacks_free(&from);
@@ -1311,12 +1337,13 @@ static void test_merge_overflow(void **state)
 	/* Part way through: what was merged stays readable, nothing wraps, and
 	 * both tables can be freed (ASan: no leak, no double free). */
 	struct fk_stacks t = { 0 }, f2 = { 0 };
+	add_full(&t);
 	add1(&t, "a", "18446744073709551610");
 	add1(&f2, "c", "2");
 	add1(&f2, "d;long enough not to be inlined anywhere", "10");
 	add1(&f2, "e", "1");
 	assert_int_equal(fk_stacks_merge(&t, &f2), FK_STACKS_OVERFLOW);
-	assert_true(fk_num_cmp(t.total, num(U64_MAX_TEXT)) <= 0);
+	assert_true(fk_num_cmp(t.total, full_plus("18446744073709551610")) >= 0);
 	assert_int_equal(find(&t, "d;long enough not to be inlined anywhere"), FK_STRTAB_NONE);
 	fk_stacks_free(&f2);
 	uint32_t c = find(&t, "c");

@@ -1,7 +1,7 @@
 /* test_stacks.c - analysis/strtab.h, analysis/stacks.h and analysis/fold.h.
  *
  * Covers string interning (ids, growth, embedded NULs, stable copies), exact
- * sums per stack (plain, differential, overflow refused), the three sort
+ * sums per stack (plain, differential, past 64 bits, past 128 bits refused), the three sort
  * orders (FK_ORDER_FLAME checked against flamegraph.pl's whole-line sort),
  * and fk_fold: root tag, address stripping, reversal, include/exclude
  * filters, scaling, the id map and flamegraph.pl's chain-graph rewrite.
@@ -295,36 +295,75 @@ static void test_stacks_add_sums(void **state)
 	fk_stacks_free(&s);
 }
 
+/* Adds sums of value (and before) v to stack, as a merged table would. */
+static void add_big(struct fk_stacks *s, const char *stack, fk_u128 v)
+{
+	struct fk_stack_sums sums = { .value = { v, 0 }, .before = { v, 0 }, .lines = 1 };
+	assert_int_equal(fk_stacks_add_sums(s, stack, strlen(stack), &sums, NULL), FK_STACKS_OK);
+}
+
+static void test_stacks_past_64_bits(void **state)
+{
+	(void)state;
+	/* Sums grow past 2^64 - 1, exactly, per stack and in the total. */
+	struct fk_stacks s = { 0 };
+	uint32_t a = add1(&s, "a", "18446744073709551615");
+	add1(&s, "a", "18446744073709551615");
+	add1(&s, "a", "18446744073709551615");
+	uint32_t b = add1(&s, "b", "1");
+	assert_num(s.sums[a].value, "55340232221128654845");
+	assert_num(s.sums[a].before, "55340232221128654845");
+	assert_num(s.sums[b].value, "1");
+	assert_num(s.total, "55340232221128654846");
+	assert_int_equal(s.lines, 4);
+	/* Decimals too: the mantissa, not the integer part, is the limit. */
+	add1(&s, "c", "18446744073709551615.5");
+	add1(&s, "c", "0.75");
+	assert_num(s.sums[find(&s, "c")].value, "18446744073709551616.25");
+	assert_num(s.total, "73786976294838206462.25");
+	fk_stacks_free(&s);
+}
+
 static void test_stacks_overflow(void **state)
 {
 	(void)state;
 	struct fk_stacks s = { 0 };
-	uint32_t a = add1(&s, "a", "18446744073709551615");
+	add_big(&s, "a", FK_U128_MAX - 1);
+	uint32_t a = add1(&s, "a", "1"); /* 2^128 - 1: the largest sum */
 	struct fk_num one = num("1");
 	assert_int_equal(fk_stacks_add(&s, "a", 1, one, one, 1, NULL), FK_STACKS_OVERFLOW);
 	/* Refused: nothing changed. */
-	assert_num(s.sums[a].value, "18446744073709551615");
-	assert_num(s.sums[a].before, "18446744073709551615");
-	assert_num(s.total, "18446744073709551615");
+	assert_num(s.sums[a].value, "340282366920938463463374607431768211455");
+	assert_num(s.sums[a].before, "340282366920938463463374607431768211455");
+	assert_num(s.total, "340282366920938463463374607431768211455");
 	assert_int_equal(s.lines, 1);
 	/* The total of different stacks overflows too. */
 	assert_int_equal(fk_stacks_add(&s, "b", 1, one, one, 1, NULL), FK_STACKS_OVERFLOW);
-	assert_num(s.total, "18446744073709551615");
+	assert_num(s.total, "340282366920938463463374607431768211455");
 	assert_int_equal(s.lines, 1);
+	assert_int_equal(find(&s, "b"), FK_STRTAB_NONE);
 	fk_stacks_free(&s);
 
 	/* The before sum of a differential stack overflows on its own. */
 	struct fk_stacks d = { 0 };
-	add2(&d, "x", "18446744073709551615", "0");
+	add_big(&d, "x", FK_U128_MAX);
+	d.sums[0].value = (struct fk_num){ 0, 0 };
+	d.total = (struct fk_num){ 0, 0 };
 	assert_int_equal(fk_stacks_add(&d, "x", 1, one, num("0"), 2, NULL), FK_STACKS_OVERFLOW);
-	assert_num(d.sums[0].before, "18446744073709551615");
+	assert_num(d.sums[0].before, "340282366920938463463374607431768211455");
 	assert_num(d.sums[0].value, "0");
-	/* A fraction that keeps the integer part in range is fine. */
-	struct fk_stacks f = { 0 };
-	add1(&f, "x", "18446744073709551614.5");
-	add1(&f, "x", "0.25");
-	assert_num(f.sums[0].value, "18446744073709551614.75");
 	fk_stacks_free(&d);
+
+	/* Decimals reach the limit sooner: 18 decimals leave 2^128 / 10^18
+	 * for the integer part. Nineteen values of about 2^64 pass it. */
+	struct fk_stacks f = { 0 };
+	const char *big = "18446744073709551615.999999999999999999";
+	for (int i = 0; i < 18; i++)
+		add1(&f, "x", big);
+	assert_num(f.sums[0].value, "332041393326771929087.999999999999999982");
+	struct fk_num v = num(big);
+	assert_int_equal(fk_stacks_add(&f, "x", 1, v, v, 1, NULL), FK_STACKS_OVERFLOW);
+	assert_num(f.total, "332041393326771929087.999999999999999982");
 	fk_stacks_free(&f);
 }
 
@@ -533,13 +572,26 @@ static void test_fold_scale(void **state)
 	assert_num(dst.total, "1.484");
 	fk_stacks_free(&dst);
 
-	/* A scaled value past 64 bits is refused. */
+	/* A scaled value past 64 bits is exact. */
 	struct fk_stacks big = { 0 }, d2 = { 0 };
 	add1(&big, "a", "18446744073709551615");
 	struct fk_fold_opts x2 = { .scaled = true, .scale = num("2") };
-	assert_int_equal(fk_fold(&d2, &big, &x2, NULL, NULL), FK_STACKS_OVERFLOW);
+	assert_int_equal(fk_fold(&d2, &big, &x2, NULL, NULL), FK_STACKS_OK);
+	assert_num(d2.sums[0].value, "36893488147419103230");
+	assert_num(d2.total, "36893488147419103230");
 	fk_stacks_free(&big);
 	fk_stacks_free(&d2);
+	/* Past 128 bits it is refused, however the stacks merge. */
+	struct fk_stacks huge = { 0 }, d3 = { 0 };
+	add_big(&huge, "a", FK_U128_MAX / 2 + 1);
+	assert_int_equal(fk_fold(&d3, &huge, &x2, NULL, NULL), FK_STACKS_OVERFLOW);
+	fk_stacks_free(&d3);
+	/* Halving first passes 128 bits in the product, not in the result. */
+	struct fk_fold_opts half = { .scaled = true, .scale = num("0.5") };
+	assert_int_equal(fk_fold(&d3, &huge, &half, NULL, NULL), FK_STACKS_OK);
+	assert_num(d3.sums[0].value, "85070591730234615865843651857942052864"); /* 2^126 */
+	fk_stacks_free(&huge);
+	fk_stacks_free(&d3);
 	fk_stacks_free(&src);
 }
 
@@ -610,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_sums_exact),
 		cmocka_unit_test(test_stacks_differential),
 		cmocka_unit_test(test_stacks_add_sums),
+		cmocka_unit_test(test_stacks_past_64_bits),
 		cmocka_unit_test(test_stacks_overflow),
 		cmocka_unit_test(test_sorted_orders),
 		cmocka_unit_test(test_sorted_flame_more),
