@@ -164,10 +164,6 @@ static const char *tag_name(char *const *inputs, size_t n, size_t i)
 	}
 }
 
-#ifndef FK_U128_MAX /* TEMP until the 128-bit sums land */
-typedef unsigned __int128 fk_u128;
-#endif
-
 /* difffolded.pl -n: the BEFORE count scaled to the AFTER total, cut to an
  * integer, computed as Perl computes int($c1 * $total2 / $total1): an exact
  * integer product (while it fits 64 bits) divided as doubles unless the

@@ -20,7 +20,7 @@ static bool add_dtrace_stack(void *ctx, const char *stack, size_t len, uint64_t 
 	enum fk_stacks_status st = fk_stacks_add(t->into, stack, len, zero, v, 1, NULL);
 	if (st != FK_STACKS_OK)
 		fk_diag_error(t->d, "%s: %s", t->name,
-			      st == FK_STACKS_OVERFLOW ? "a stack's sum passes 64 bits" : "out of memory");
+			      st == FK_STACKS_OVERFLOW ? "a stack's sum passes 128 bits" : "out of memory");
 	return st == FK_STACKS_OK;
 }
 

@@ -476,6 +476,12 @@ printf 'x;y 3\n' | "$SF" --input=dtrace > "$T/out" 2> "$T/err"
 [ -s "$T/out" ] && problem "folded text read as dtrace made stacks: $(cat "$T/out")"
 want_err "<stdin>:1: the input ends inside a stack (no count line)"
 finish "dtrace: detected by its look; --input=dtrace on folded text: nothing, and says why"
+begin
+printf '  a`f+0x1\n  18446744073709551615\n\n  a`f+0x2\n  1\n' > "$T/big"
+run "$SF" "$T/big"
+want_rc 0
+[ "$(cat "$T/out")" = "a\`f 18446744073709551616" ] || problem "got $(cat "$T/out")"
+finish "dtrace: counts summing past 2^64-1 stay exact (the script prints 1.84467440737096e+19)"
 expect_usage "stackfold --help" "--input: a kind stackfold cannot force is refused" -- "$SF" --input=json "$DT/odd.stacks"
 begin
 run "$FG" "$DT/odd.stacks"
