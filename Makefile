@@ -123,10 +123,16 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes -I$(CUDA_HOME)/include $(FK_LDFLAGS) \
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
+# The shim's pure Python-frame functions (line tables, the merge, names).
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack
+$(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+
 # deps first, then the build (which may run in parallel).
 test: deps
 	@$(MAKE) --no-print-directory run-tests
-run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
+run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(CAPTURE_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
 	@BUILD=$(BUILD) sh tests/run.sh
 
 $(BUILD)/bench-gen: tests/bench/gen.c

@@ -1,0 +1,267 @@
+#!/bin/sh
+# shellcheck disable=SC2317 # helpers are called through "$@"
+# End-to-end tests of Python frames in captures (the shim's side: what it
+# writes), in the language of tests/e2e/lib.sh. The captures are read with
+# tests/e2e/capture/capfile.py (which parses PYFRAMES, STACKS and SAMPLES
+# itself and fails on an id used before its definition) and questioned with
+# pycheck.py; stackfold says which native frames are left.
+#
+# Usage: sh tests/e2e/python/run.sh BUILD_DIR
+#
+# Interpreters: Debian's /usr/bin/python3 (3.11, required), then each of
+# pyenv's 3.11.7, 3.12.1 and 3.13.0 that is installed (skipped otherwise).
+# For each:
+#   a. shares: f1/f2/f3 spin 0.2/0.4/0.6 s of thread CPU: 1:2:3 (+-5
+#      points; the samples count CPU time, so load does not matter); the
+#      hot line of spin and each caller's call line
+#   b. the merge: no _PyEval_EvalFrameDefault frame left (each replaced
+#      by its Python frames); --no-python leaves them and writes no
+#      Python frame
+#   c. shapes: recursion 70 deep, a generator under sum(), a sorted(key=)
+#      callback (a native frame between main and the key), zlib.compress
+#      (libz frames leafward of the Python caller, GIL released), a second
+#      thread rooted in threading's bootstrap
+#   d. exits while sampled: os._exit(3), sys.exit(4): clean captures
+#   e. --alloc: the allocating Python function and line
+#   f. faults: walks made to fault (STACKCAP_PY_TEST_FAULT) are caught and
+#      counted with faulthandler enabled (the program's SIGSEGV handler set
+#      after ours); a real crash still reaches faulthandler and kills
+#   g. line tables: the shim's decoder against co_lines() on every code
+#      object of a few standard modules
+# and once: torch (Debian's python3-torch, skipped when absent): a small
+# Linear/GELU model's forward above libtorch frames.
+set -u
+LC_ALL=C
+export LC_ALL
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/e2e/python/run.sh BUILD_DIR" >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/../../.." && pwd) || exit 2
+cd "$root" || exit 2
+BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "run.sh: no build directory '$1'" >&2; exit 2; }
+SC=$BUILD/stackcap
+SF=$BUILD/stackfold
+HERE=$root/tests/e2e/python
+PROGS=$HERE/progs
+for b in "$SC" "$SF" "$BUILD/libstackcap.so"; do
+	[ -e "$b" ] || { echo "Bail out! $b is missing (run make first)"; exit 2; }
+done
+command -v python3 >/dev/null 2>&1 || { echo "Bail out! python3 is needed"; exit 2; }
+
+. "$root/tests/e2e/lib.sh"
+
+capfile() { python3 "$root/tests/e2e/capture/capfile.py" "$@"; }
+pycheck() { python3 "$HERE/pycheck.py" "$@"; }
+between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x + 0 >= lo + 0 && x + 0 <= hi + 0) }'; }
+# The line of a program's source marked "# MARK".
+line_of() { grep -n "# $2\$" "$1" | cut -d: -f1; }
+
+# cap OUT -- STACKCAP_ARGS...: stackcap -o OUT ARGS (status in $rc).
+cap() {
+	o=$1; shift; shift
+	rm -f "$o" "$o".*
+	run "$SC" -o "$o" "$@"
+}
+# fold_py CAP OUT [allocs]: capfile.py's folded stacks into OUT; a problem
+# when it fails (an id used before its definition, a damaged file).
+fold_py() {
+	capfile folded "$1" ${3:+"$3"} > "$2" 2> "$T/capfile.err" ||
+		problem "capfile.py folded: $(head -c 200 "$T/capfile.err")"
+}
+meta() { capfile meta "$1" | sed -n "s/^$2=//p"; }
+want_clean() {
+	"$SC" info "$1" > "$T/info" 2>&1
+	grep -q '^ended: *clean' "$T/info" || problem "$2: not clean: $(grep '^ended' "$T/info")"
+}
+
+pythons="/usr/bin/python3"
+for v in 3.11.7 3.12.1 3.13.0; do
+	pythons="$pythons /root/.pyenv/versions/$v/bin/python3"
+done
+
+# The C driver of the line-table check (pystack.c as the shim builds it).
+cc -std=c11 -D_GNU_SOURCE -I"$root" -O1 "$HERE/pyline.c" "$root/capture/pystack.c" -o "$T/pyline" 2> "$T/cc.err" ||
+	bail_out "cannot compile pyline.c: $(head -c 300 "$T/cc.err")"
+
+for PY in $pythons; do
+	case $PY in
+	/usr/bin/*) V=$($PY -c 'import platform; print(platform.python_version())' 2>/dev/null) || bail_out "$PY does not run" ;;
+	*)
+		if [ ! -x "$PY" ]; then
+			skip "$PY: all cases" "not installed (pyenv)"
+			continue
+		fi
+		V=$($PY -c 'import platform; print(platform.python_version())') ;;
+	esac
+	L="python $V"
+
+	# ------------------------------------------------------ a. shares --
+	c=$T/shares.cap
+	if wanted "$L a. shares: exit 0, clean, META python frames on, cwd" \
+		"$L a. shares f1/f2/f3 (want 16.7/33.3/50 +-5)" "$L a. lines: spin's hot line, the callers' call lines" \
+		"$L b. merge: no _PyEval_EvalFrameDefault left"; then
+		begin "$L a. shares: exit 0, clean, META python frames on, cwd"
+		cap "$c" -- "$PY" "$PROGS/shares.py"
+		want_rc 0
+		want_clean "$c" capture
+		[ "$(meta "$c" python)" = "CPython $V: frames on" ] || problem "META python '$(meta "$c" python)'"
+		[ "$(meta "$c" cwd)" = "$root" ] || problem "META cwd '$(meta "$c" cwd)', expected $root"
+		fold_py "$c" "$T/shares.f"
+		finish "$L a. shares: exit 0, clean, META python frames on, cwd"
+
+		begin "$L a. shares f1/f2/f3 (want 16.7/33.3/50 +-5)"
+		got=$(pycheck shares "$T/shares.f" f1 f2 f3)
+		set -- $got
+		between "$2" 11.7 21.7 && between "$4" 28.3 38.3 && between "$6" 45 55 ||
+			problem "shares $got, expected 16.7/33.3/50 +-5"
+		finish "$L a. shares f1/f2/f3 $got (want 16.7/33.3/50 +-5)"
+
+		begin "$L a. lines: spin's hot line, the callers' call lines"
+		src=$PROGS/shares.py
+		[ "$(pycheck hotline "$T/shares.f" spin)" = "$(line_of "$src" SPIN_LINE)" ] ||
+			problem "spin's hot line $(pycheck hotline "$T/shares.f" spin), expected $(line_of "$src" SPIN_LINE)"
+		for f in f1 f2 f3; do
+			want=$(line_of "$src" "$(echo "$f" | tr a-z A-Z)_LINE")
+			[ "$(pycheck lines "$T/shares.f" $f)" = "$want" ] ||
+				problem "$f's lines '$(pycheck lines "$T/shares.f" $f)', expected $want"
+		done
+		finish "$L a. lines: spin's hot line, the callers' call lines"
+
+		# ------------------------------------------------- b. merge --
+		begin "$L b. merge: no _PyEval_EvalFrameDefault left"
+		"$SF" "$c" > "$T/sf.txt" 2> "$T/sf.err" || problem "stackfold failed: $(head -c 200 "$T/sf.err")"
+		left=$(grep -c "_PyEval_EvalFrameDefault" "$T/sf.txt")
+		[ "$left" -eq 0 ] || problem "$left stacks still hold _PyEval_EvalFrameDefault"
+		finish "$L b. merge: no _PyEval_EvalFrameDefault left"
+	fi
+
+	if begin "$L b. --no-python: META off, no Python frame, eval frames kept"; then
+		c=$T/nopy.cap
+		cap "$c" -- --no-python "$PY" "$PROGS/shares.py"
+		want_rc 0
+		[ "$(meta "$c" python)" = "off (--no-python)" ] || problem "META python '$(meta "$c" python)'"
+		fold_py "$c" "$T/nopy.f"
+		set -- $(pycheck total "$T/nopy.f")
+		[ "${2:-1}" -eq 0 ] || problem "${2:-?} samples hold Python frames"
+		"$SF" "$c" > "$T/sf.txt" 2>/dev/null
+		grep -q '_PyEval_EvalFrameDefault' "$T/sf.txt" || problem "no _PyEval_EvalFrameDefault frame (the merge test cannot fail)"
+		finish "$L b. --no-python: META off, no Python frame, eval frames kept"
+	fi
+
+	# ------------------------------------------------------ c. shapes --
+	c=$T/shapes.cap
+	if wanted "$L c. shapes: exit 0, clean" "$L c. recursion 70 deep" "$L c. generator under sum()" \
+		"$L c. sorted(key=) callback through C" "$L c. zlib.compress: libz frames below compress_loop" \
+		"$L c. second thread: worker under Thread._bootstrap"; then
+		begin "$L c. shapes: exit 0, clean"
+		cap "$c" -- "$PY" "$PROGS/shapes.py"
+		want_rc 0
+		want_clean "$c" capture
+		fold_py "$c" "$T/shapes.f"
+		finish "$L c. shapes: exit 0, clean"
+
+		begin "$L c. recursion 70 deep"
+		d=$(pycheck depth "$T/shapes.f" recurse)
+		[ "$d" -eq 71 ] || problem "at most $d recurse frames in a stack, expected 71"
+		finish "$L c. recursion 70 deep"
+
+		begin "$L c. generator under sum()"
+		w=$(pycheck through "$T/shapes.f" main numbers)
+		[ "$w" -ge 150 ] || problem "$w samples of numbers() under main through sum(), expected ~300"
+		finish "$L c. generator under sum()"
+
+		begin "$L c. sorted(key=) callback through C"
+		w=$(pycheck through "$T/shapes.f" main by_cpu)
+		[ "$w" -ge 150 ] || problem "$w samples of by_cpu under main through sorted, expected ~300"
+		finish "$L c. sorted(key=) callback through C"
+
+		begin "$L c. zlib.compress: libz frames below compress_loop"
+		w=$(pycheck below "$T/shapes.f" compress_loop libz)
+		[ "$w" -ge 150 ] || problem "$w samples in libz under compress_loop, expected ~300"
+		finish "$L c. zlib.compress: libz frames below compress_loop"
+
+		begin "$L c. second thread: worker under Thread._bootstrap"
+		w=$(pycheck first "$T/shapes.f" Thread._bootstrap)
+		[ "$w" -ge 150 ] || problem "$w samples rooted in Thread._bootstrap, expected ~300"
+		pycheck through "$T/shapes.f" main worker | grep -qx 0 || problem "worker under main"
+		finish "$L c. second thread: worker under Thread._bootstrap"
+	fi
+
+	# ------------------------------------------------------- d. exits --
+	for how in os_exit:3 sys_exit:4; do
+		if begin "$L d. ${how%:*}(${how#*:}) while sampled: clean, Python frames"; then
+			c=$T/exit.cap
+			cap "$c" -- "$PY" "$PROGS/shapes.py" "${how%:*}"
+			want_rc "${how#*:}"
+			want_clean "$c" capture
+			fold_py "$c" "$T/exit.f"
+			w=$(pycheck total "$T/exit.f" | cut -d' ' -f2)
+			[ "${w:-0}" -ge 1000 ] || problem "${w:-0} samples with Python frames, expected ~1600"
+			finish "$L d. ${how%:*}(${how#*:}) while sampled: clean, Python frames"
+		fi
+	done
+
+	# ------------------------------------------------------ e. --alloc --
+	if begin "$L e. --alloc: 200 MB allocated by make_lists at its line"; then
+		c=$T/alloc.cap
+		cap "$c" -- --alloc "$PY" "$PROGS/allocs.py"
+		want_rc 0
+		fold_py "$c" "$T/alloc.f" allocs
+		bytes=$(grep 'py:make_lists:' "$T/alloc.f" | awk '{ s += $NF } END { print s + 0 }')
+		between "$bytes" 200000000 210000000 || problem "make_lists allocated $bytes bytes, expected 200 MB"
+		[ "$(pycheck hotline "$T/alloc.f" make_lists)" = "$(line_of "$PROGS/allocs.py" ALLOC_LINE)" ] ||
+			problem "make_lists' line $(pycheck hotline "$T/alloc.f" make_lists)"
+		finish "$L e. --alloc: 200 MB allocated by make_lists at its line"
+	fi
+
+	# ------------------------------------------------------- f. faults --
+	if begin "$L f. faulting walks caught and counted under faulthandler"; then
+		c=$T/fault.cap
+		export STACKCAP_PY_TEST_FAULT=3
+		cap "$c" -- "$PY" "$PROGS/faults.py"
+		unset STACKCAP_PY_TEST_FAULT
+		want_rc 0
+		want_clean "$c" capture
+		f=$(meta "$c" python_faults)
+		[ "${f:-0}" -ge 20 ] || problem "python_faults '${f:-}', expected ~a third of ~400 walks"
+		fold_py "$c" "$T/fault.f"
+		w=$(pycheck shares "$T/fault.f" spin | cut -d' ' -f2)
+		[ "$w" = 100.0 ] || problem "no spin frames"
+		finish "$L f. faulting walks caught and counted under faulthandler"
+	fi
+	if begin "$L f. a real crash reaches faulthandler, and kills"; then
+		cap "$T/crash.cap" -- "$PY" "$PROGS/faults.py" crash
+		want_rc 139
+		want_err "Fatal Python error: Segmentation fault"
+		finish "$L f. a real crash reaches faulthandler, and kills"
+	fi
+
+	# -------------------------------------------------- g. line tables --
+	if begin "$L g. line tables: decoder == co_lines()"; then
+		"$PY" "$HERE/lines.py" > "$T/lines.txt" 2> "$T/lines.err" || problem "lines.py: $(head -c 200 "$T/lines.err")"
+		got=$("$T/pyline" < "$T/lines.txt" 2> "$T/pyline.err")
+		set -- $got
+		[ "${3:-1}" -eq 0 ] && [ "${2:-0}" -gt 10000 ] || problem "codes, units, mismatches: $got; $(head -c 300 "$T/pyline.err")"
+		finish "$L g. line tables: decoder == co_lines() ($1 code objects, $2 code units)"
+	fi
+done
+
+# ------------------------------------------------------------ torch --
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	skip "torch: forward's Python frames above libtorch" "no torch for /usr/bin/python3 (apt-get install python3-torch)"
+elif begin "torch: forward's Python frames above libtorch"; then
+	c=$T/torch.cap
+	cap "$c" -- /usr/bin/python3 "$PROGS/torch_model.py"
+	want_rc 0
+	fold_py "$c" "$T/torch.f"
+	w=$(pycheck below "$T/torch.f" Linear.forward libtorch_cpu)
+	[ "$w" -ge 100 ] || problem "$w samples in libtorch_cpu under Linear.forward"
+	w=$(pycheck through "$T/torch.f" train_step Module._call_impl)
+	[ "$w" -ge 100 ] || problem "$w samples of Module._call_impl under train_step"
+	grep -q 'py:Block.forward:' "$T/torch.f" || problem "no Block.forward frame"
+	finish "torch: forward's Python frames above libtorch"
+fi
+
+done_testing
