@@ -41,6 +41,13 @@ static bool resolve(void)
 	return real_sigaction != NULL;
 }
 
+/* Early, so that a sigaction called from a signal handler never has to
+ * run dlsym. */
+__attribute__((constructor)) static void resolve_early(void)
+{
+	resolve();
+}
+
 /* A fault that is not the walk's: what the program asked for. */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
