@@ -158,8 +158,18 @@ void py_detect(void)
 	if (atomic_load(&done))
 		return;
 	const uint32_t *version = dlsym(RTLD_DEFAULT, "Py_Version");
-	if (!version)
-		return; /* not (yet) a Python process: looked for again when objects load */
+	if (!version) {
+		/* Before 3.11 there is no Py_Version; Py_GetVersion() only formats
+		 * a static string ("3.10.13 (main, ...) [GCC ...]"). */
+		const char *(*get_version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+		if (!get_version)
+			return; /* not (yet) a Python process: looked for again when objects load */
+		atomic_store(&done, 1);
+		char old[32];
+		snprintf(old, sizeof old, "%.*s", (int)strcspn(get_version(), " "), get_version());
+		set_status("CPython %s: %s, native stacks only", old, "not supported");
+		return;
+	}
 	atomic_store(&done, 1);
 	char vt[32];
 	version_text(*version, vt, sizeof vt);

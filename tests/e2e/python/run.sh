@@ -28,6 +28,10 @@
 #      after ours); a real crash still reaches faulthandler and kills
 #   g. line tables: the shim's decoder against co_lines() on every code
 #      object of a few standard modules
+#   h. embedding: a C program that dlopens libpython after start (found by
+#      the writer's next cycle; skipped without the shared library)
+# and: --help names --no-python; a CPython before 3.11 (pyenv 3.10.13)
+# says it is not supported and keeps native stacks;
 # and once: torch (Debian's python3-torch, skipped when absent): a small
 # Linear/GELU model's forward above libtorch frames.
 set -u
@@ -84,6 +88,30 @@ done
 # The C driver of the line-table check (pystack.c as the shim builds it).
 cc -std=c11 -D_GNU_SOURCE -I"$root" -O1 "$HERE/pyline.c" "$root/capture/pystack.c" -o "$T/pyline" 2> "$T/cc.err" ||
 	bail_out "cannot compile pyline.c: $(head -c 300 "$T/cc.err")"
+cc -O1 -g "$PROGS/embed.c" -o "$T/embed" -ldl 2> "$T/cc.err" ||
+	bail_out "cannot compile embed.c: $(head -c 300 "$T/cc.err")"
+EMBED_CODE='import time
+def embedded_spin():
+    end = time.thread_time() + 0.5
+    while time.thread_time() < end:
+        pass
+embedded_spin()'
+
+expect_stdout_contains 0 "--no-python" "--help names --no-python" -- "$SC" --help
+
+old=/root/.pyenv/versions/3.10.13/bin/python3
+if [ ! -x "$old" ]; then
+	skip "python 3.10: META says not supported, native stacks" "no pyenv 3.10.13"
+elif begin "python 3.10: META says not supported, native stacks"; then
+	cap "$T/old.cap" -- "$old" "$PROGS/shares.py"
+	want_rc 0
+	[ "$(meta "$T/old.cap" python)" = "CPython 3.10.13: not supported, native stacks only" ] ||
+		problem "META python '$(meta "$T/old.cap" python)'"
+	fold_py "$T/old.cap" "$T/old.f"
+	set -- $(pycheck total "$T/old.f")
+	[ "${1:-0}" -gt 500 ] && [ "${2:-1}" -eq 0 ] || problem "samples, with Python frames: $*"
+	finish "python 3.10: META says not supported, native stacks"
+fi
 
 for PY in $pythons; do
 	case $PY in
@@ -245,6 +273,23 @@ for PY in $pythons; do
 		set -- $got
 		[ "${3:-1}" -eq 0 ] && [ "${2:-0}" -gt 10000 ] || problem "codes, units, mismatches: $got; $(head -c 300 "$T/pyline.err")"
 		finish "$L g. line tables: decoder == co_lines() ($1 code objects, $2 code units)"
+	fi
+
+	# ---------------------------------------------------- h. embedding --
+	lib=$("$PY" -c 'import os, sysconfig as s; print(os.path.join(s.get_config_var("LIBDIR"), s.get_config_var("INSTSONAME")))')
+	if [ ! -f "$lib" ]; then
+		skip "$L h. libpython dlopened after start: frames on" "no $lib"
+	elif begin "$L h. libpython dlopened after start: frames on"; then
+		home=$("$PY" -c 'import sys; print(sys.base_prefix)')
+		export PYTHONHOME="$home"
+		cap "$T/embed.cap" -- "$T/embed" "$lib" "$EMBED_CODE"
+		unset PYTHONHOME
+		want_rc 0
+		[ "$(meta "$T/embed.cap" python)" = "CPython $V: frames on" ] || problem "META python '$(meta "$T/embed.cap" python)'"
+		fold_py "$T/embed.cap" "$T/embed.f"
+		w=$(grep 'py:embedded_spin:' "$T/embed.f" | awk '{ s += $NF } END { print s + 0 }')
+		[ "$w" -ge 300 ] || problem "$w samples in embedded_spin, expected most of ~500"
+		finish "$L h. libpython dlopened after start: frames on"
 	fi
 done
 
