@@ -4,15 +4,14 @@
  * reads Python memory.
  *
  * A fixed table, open addressing, keyed by the code object's address and
- * validated on every hit by a fingerprint (the addresses of its file name,
- * name and location table, and its first line): an address reused by
- * another code object gets an entry of its own. Slots are claimed with a
+ * its fingerprint (the addresses of its file name, name and location
+ * table, and its first line), both compared on every hit: an address
+ * reused by another code object gets an entry of its own. Slots are claimed with a
  * CAS and filled by the thread that claimed them (in its handler or hook),
  * then published; they are never freed. Strings and location tables go to
  * a bump arena. Nothing here blocks: a full table or arena makes the frame
  * (or the string) unknown, counted.
  */
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -162,7 +161,13 @@ uint32_t py_cache_lookup(uintptr_t code)
 	uintptr_t filename = load_ptr(code + L.co_filename), name = load_ptr(code + L.co_name);
 	uintptr_t linetable = load_ptr(code + L.co_linetable);
 	uint32_t firstlineno = load_u32(code + L.co_firstlineno);
-	uint64_t h = (uint64_t)code * 0x9E3779B97F4A7C15u;
+	/* The fingerprint is hashed too: code objects made and freed in a loop
+	 * (exec, compile) reuse one address, and would otherwise all probe
+	 * from the same slot until the probes ran out. */
+	uint64_t h = (uint64_t)code;
+	h = (h ^ filename) * 0x9E3779B97F4A7C15u;
+	h = (h ^ name ^ (linetable << 7)) * 0x9E3779B97F4A7C15u;
+	h = (h ^ firstlineno) * 0x9E3779B97F4A7C15u;
 	size_t start = (size_t)(h >> 40);
 	for (uint32_t probe = 0; probe < PROBES; probe++) {
 		size_t i = (start + probe) & (SLOTS - 1);
@@ -184,20 +189,21 @@ uint32_t py_cache_lookup(uintptr_t code)
 	return 0;
 }
 
-bool py_cache_get(uint32_t id, struct py_entry *e)
+int py_cache_get(uint32_t id, struct py_entry *e)
 {
 	if (!slots || id == 0 || id > SLOTS)
-		return false;
+		return PY_ENTRY_BAD;
 	struct slot *s = &slots[id - 1];
 	uint32_t st;
-	/* A thread may be filling it right now: that takes microseconds. */
+	/* The thread filling it may be preempted in the middle (a loaded
+	 * machine): wait a while, it never blocks. */
 	for (int wait = 0; (st = atomic_load_explicit(&s->state, memory_order_acquire)) == SLOT_FILLING &&
-			   wait < 100; wait++) {
-		struct timespec step = { 0, 10000 };
+			   wait < 2000; wait++) {
+		struct timespec step = { 0, 100000 };
 		nanosleep(&step, NULL);
 	}
 	if (st != SLOT_READY)
-		return false;
+		return st == SLOT_FILLING ? PY_ENTRY_BUSY : PY_ENTRY_BAD;
 	struct py_str *str[3] = { &e->filename, &e->qualname, &e->name };
 	for (int k = 0; k < 3; k++) {
 		str[k]->data = arena + s->str_off[k];
@@ -207,5 +213,5 @@ bool py_cache_get(uint32_t id, struct py_entry *e)
 	e->firstlineno = s->firstlineno;
 	e->linetable = arena + s->lt_off;
 	e->linetable_len = s->lt_len;
-	return true;
+	return PY_ENTRY_READY;
 }

@@ -108,10 +108,12 @@ static uint64_t frame_id(struct fk_cap_buf *pyframes, uint64_t rec)
 	if (s && s->id)
 		return s->id;
 	struct py_entry e;
-	bool known = entry && py_cache_get(entry, &e);
+	int got = py_cache_get(entry, &e);
+	bool known = got == PY_ENTRY_READY;
 	uint32_t line = known ? py_line(e.linetable, e.linetable_len, e.firstlineno, lasti) : 0;
 	uint64_t id = line_id(pyframes, known ? entry : 0, known ? &e : NULL, line);
-	s = id ? find(key) : NULL; /* line_id may have grown the table */
+	/* Remembered, unless the entry may still become known. */
+	s = id && got != PY_ENTRY_BUSY ? find(key) : NULL; /* line_id may have grown the table */
 	if (s && !s->id) {
 		s->key = key;
 		s->id = id;

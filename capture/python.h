@@ -107,9 +107,11 @@ struct py_entry {
 	const uint8_t *linetable;
 	uint32_t linetable_len;
 };
-/* Entry id's contents once it is complete (false: unknown, bad, or still
- * being filled after a short wait). Writer only. */
-bool py_cache_get(uint32_t id, struct py_entry *e);
+/* Entry id's contents once it is complete: PY_ENTRY_READY (e filled),
+ * PY_ENTRY_BAD (unknown for good: 0, or a fault while filling it), or
+ * PY_ENTRY_BUSY (still being filled after 200 ms). Writer only. */
+enum { PY_ENTRY_READY, PY_ENTRY_BAD, PY_ENTRY_BUSY };
+int py_cache_get(uint32_t id, struct py_entry *e);
 
 /* ---- pystack.c: pure functions (unit-tested) ---- */
 

@@ -26,6 +26,8 @@ the chunks are without trusting flamekit.
                                   defined twice or out of order
   capfile.py pyframes FILE        "ID FILE QUALNAME NAME FIRSTLINE LINE" per
                                   PYFRAMES record
+  capfile.py samples FILE         each sample's stack, in file order, as
+                                  folded prints them (weight: the sample's)
 """
 import struct
 import sys
@@ -96,7 +98,7 @@ def payloads(data):
         yield typ, zlib.decompress(body) if flags & 1 else body
 
 
-def decode(data, want_allocs=False):
+def decode(data, want_allocs=False, in_order=None):
     """(meta, pyframes, folded lines); raises ValueError on a use before
     definition."""
     meta, pyframes, nodes, modules, out = {}, {}, {}, [], {}
@@ -151,6 +153,8 @@ def decode(data, want_allocs=False):
             while c.more():
                 _, node, weight, _ = c.uv(), c.uv(), c.uv(), c.sv()
                 k = stack(node)
+                if in_order is not None:
+                    in_order.append((k, weight))
                 out[k] = out.get(k, 0) + weight
         elif typ == TYPES["ALLOCS"] and want_allocs:
             c.uv()
@@ -179,15 +183,19 @@ def main(argv):
     except ValueError as e:
         print("capfile.py: %s: %s" % (path, e), file=sys.stderr)
         return 1
-    if cmd in ("meta", "folded", "pyframes"):
+    if cmd in ("meta", "folded", "pyframes", "samples"):
+        order = []
         try:
-            meta, pyframes, folded = decode(data, len(argv) > 3 and argv[3] == "allocs")
+            meta, pyframes, folded = decode(data, len(argv) > 3 and argv[3] == "allocs", order)
         except (ValueError, IndexError) as e:
             print("capfile.py: %s: %s" % (path, e), file=sys.stderr)
             return 1
         if cmd == "meta":
             for k, v in meta.items():
                 print("%s=%s" % (k, v))
+        elif cmd == "samples":
+            for k, v in order:
+                print(k, v)
         elif cmd == "pyframes":
             for fid, f in sorted(pyframes.items()):
                 print(fid, *f)

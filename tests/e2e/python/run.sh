@@ -30,6 +30,9 @@
 #      object of a few standard modules
 #   h. embedding: a C program that dlopens libpython after start (found by
 #      the writer's next cycle; skipped without the shared library)
+#   i. names of freed code objects: 150 functions made, run and freed in
+#      turn (addresses reused): in sample order their numbers never go
+#      back, and spin's caller is always one of them
 # and: --help names --no-python; a CPython before 3.11 (pyenv 3.10.13)
 # says it is not supported and keeps native stacks;
 # and once: torch (Debian's python3-torch, skipped when absent): a small
@@ -290,6 +293,21 @@ for PY in $pythons; do
 		w=$(grep 'py:embedded_spin:' "$T/embed.f" | awk '{ s += $NF } END { print s + 0 }')
 		[ "$w" -ge 300 ] || problem "$w samples in embedded_spin, expected most of ~500"
 		finish "$L h. libpython dlopened after start: frames on"
+	fi
+
+	# ------------------------------------------- i. freed code objects --
+	if begin "$L i. freed code objects keep their names (addresses reused)"; then
+		cap "$T/reuse.cap" -- "$PY" "$PROGS/reuse.py"
+		want_rc 0
+		capfile samples "$T/reuse.cap" > "$T/reuse.s" 2> "$T/capfile.err" || problem "capfile.py: $(head -c 200 "$T/capfile.err")"
+		set -- $(grep -o 'py:f_[0-9]*' "$T/reuse.s" | sed 's/py:f_//' |
+			awk 'BEGIN { m = -1 } { if ($1 < m) back++; if ($1 > m) { seen++; m = $1 } } END { print seen + 0, back + 0 }')
+		[ "$1" -ge 100 ] || problem "$1 of 150 functions seen"
+		[ "$2" -eq 0 ] || problem "$2 samples named an earlier function than one already seen"
+		[ -z "$(meta "$T/reuse.cap" python_unknown)" ] || problem "python_unknown=$(meta "$T/reuse.cap" python_unknown)"
+		bad=$(grep 'py:spin:' "$T/reuse.s" | grep -vc ';py:f_[0-9]*:[0-9]*@gen_[0-9]*\.py;py:spin:')
+		[ "$bad" -eq 0 ] || problem "$bad samples with spin called by something else: $(grep 'py:spin:' "$T/reuse.s" | grep -v ';py:f_' | head -1 | tail -c 200)"
+		finish "$L i. freed code objects keep their names (addresses reused)"
 	fi
 done
 
