@@ -9,9 +9,10 @@
  * is enabled late) reach the interposed sigaction/signal below: their
  * handler is kept as the one to chain to, and ours stays first.
  *
- * Limits: a handler set with a raw rt_sigaction syscall replaces ours (the
- * walk then faults into the program's handler); sigaction calls racing the
- * installation itself (once, at detection) may be lost.
+ * Limits: a handler set with a raw rt_sigaction syscall, or with sigset,
+ * sysv_signal or bsd_signal, replaces ours (the walk then faults into the
+ * program's handler); sigaction calls racing the installation itself
+ * (once, at detection) may be lost.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,7 +26,9 @@
 SHIM_TLS sigjmp_buf *volatile py_guard_jmp;
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
 static sigaction_fn real_sigaction;
+static signal_fn real_signal;
 static _Atomic int installed;
 static struct sigaction theirs[2]; /* SIGSEGV, SIGBUS: the program's handlers */
 
@@ -38,7 +41,9 @@ static bool resolve(void)
 {
 	if (!real_sigaction)
 		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	return real_sigaction != NULL;
+	if (!real_signal)
+		real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+	return real_sigaction && real_signal;
 }
 
 /* Early, so that a sigaction called from a signal handler never has to
@@ -135,6 +140,12 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 
 sighandler_t signal(int sig, sighandler_t handler)
 {
+	if (!resolve()) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	if (slot(sig) < 0 || !atomic_load(&installed))
+		return real_signal(sig, handler);
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = handler;
