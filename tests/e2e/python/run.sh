@@ -33,6 +33,9 @@
 #   i. names of freed code objects: 150 functions made, run and freed in
 #      turn (addresses reused): in sample order their numbers never go
 #      back, and spin's caller is always one of them
+#   j. stress at 20 kHz with sampled --alloc: recursion 500 deep raising,
+#      generators, code churn, 40 short threads: exit 0, clean, Python
+#      frames in most samples, at most 128 of them per stack
 # and: --help names --no-python; a CPython before 3.11 (pyenv 3.10.13)
 # says it is not supported and keeps native stacks;
 # and once: torch (Debian's python3-torch, skipped when absent): a small
@@ -308,6 +311,19 @@ for PY in $pythons; do
 		bad=$(grep 'py:spin:' "$T/reuse.s" | grep -vc ';py:f_[0-9]*:[0-9]*@gen_[0-9]*\.py;py:spin:')
 		[ "$bad" -eq 0 ] || problem "$bad samples with spin called by something else: $(grep 'py:spin:' "$T/reuse.s" | grep -v ';py:f_' | head -1 | tail -c 200)"
 		finish "$L i. freed code objects keep their names (addresses reused)"
+	fi
+
+	# ------------------------------------------------------- j. stress --
+	if begin "$L j. stress at 20 kHz: clean, Python frames, depth capped at 128"; then
+		cap "$T/stress.cap" -- -F 20000 --alloc-sample 65536 "$PY" "$PROGS/stress.py"
+		want_rc 0
+		want_clean "$T/stress.cap" capture
+		fold_py "$T/stress.cap" "$T/stress.f"
+		set -- $(pycheck total "$T/stress.f")
+		[ "$(( ${2:-0} * 10 ))" -ge "$(( ${1:-1} * 9 ))" ] || problem "$2 of $1 samples hold Python frames"
+		d=$(pycheck depth "$T/stress.f" down)
+		between "$d" 100 128 || problem "at most $d frames of down() in a stack, expected up to 128"
+		finish "$L j. stress at 20 kHz: clean, Python frames, depth capped at 128"
 	fi
 done
 
