@@ -212,6 +212,9 @@ void py_detect(void)
 		set_status("CPython %s: %s, native stacks only", vt, "cannot set up the walk");
 		return;
 	}
+	/* The symbol's extent. A compiler-split _PyEval_EvalFrameDefault.cold
+	 * (a local symbol) is not in it: there it is a few bytes of error
+	 * exits in the builds tested, which call nothing a sample lands in. */
 	eval_lo = (uintptr_t)eval;
 	eval_hi = eval_lo + sym->st_size;
 	get_tstate(); /* binds whatever it calls before a handler does */

@@ -390,13 +390,8 @@ static void cycle(bool final)
 	}
 	put_count(&meta, final, "python_faults", py_faults());
 	put_count(&meta, final, "python_unknown", py_unknown());
-	uint64_t waits = atomic_load(&shim_alloc_waits);
-	if (final && waits) { /* how often lossless --alloc held a thread */
-		char num[24];
-		int len = snprintf(num, sizeof num, "%" PRIu64, waits);
-		fk_cap_put_string(&meta, "alloc_waits", 11);
-		fk_cap_put_string(&meta, num, (size_t)len);
-	}
+	/* How often lossless --alloc held a thread. */
+	put_count(&meta, final, "alloc_waits", atomic_load(&shim_alloc_waits));
 	emit(&out, FK_CAP_META, &meta);
 	emit(&out, FK_CAP_MODULES, &c.modules);
 	emit(&out, FK_CAP_THREADS, &c.threads);
