@@ -132,17 +132,17 @@ for PY in $pythons; do
 	L="python $V"
 
 	# ------------------------------------------------------ a. shares --
-	c=$T/shares.cap
+	cf=$T/shares.cap
 	if wanted "$L a. shares: exit 0, clean, META python frames on, cwd" \
 		"$L a. shares f1/f2/f3 (want 16.7/33.3/50 +-5)" "$L a. lines: spin's hot line, the callers' call lines" \
 		"$L b. merge: no _PyEval_EvalFrameDefault left"; then
 		begin "$L a. shares: exit 0, clean, META python frames on, cwd"
-		cap "$c" -- "$PY" "$PROGS/shares.py"
+		cap "$cf" -- "$PY" "$PROGS/shares.py"
 		want_rc 0
-		want_clean "$c" capture
-		[ "$(meta "$c" python)" = "CPython $V: frames on" ] || problem "META python '$(meta "$c" python)'"
-		[ "$(meta "$c" cwd)" = "$root" ] || problem "META cwd '$(meta "$c" cwd)', expected $root"
-		fold_py "$c" "$T/shares.f"
+		want_clean "$cf" capture
+		[ "$(meta "$cf" python)" = "CPython $V: frames on" ] || problem "META python '$(meta "$cf" python)'"
+		[ "$(meta "$cf" cwd)" = "$root" ] || problem "META cwd '$(meta "$cf" cwd)', expected $root"
+		fold_py "$cf" "$T/shares.f"
 		finish "$L a. shares: exit 0, clean, META python frames on, cwd"
 
 		begin "$L a. shares f1/f2/f3 (want 16.7/33.3/50 +-5)"
@@ -165,40 +165,40 @@ for PY in $pythons; do
 
 		# ------------------------------------------------- b. merge --
 		begin "$L b. merge: no _PyEval_EvalFrameDefault left"
-		"$SF" "$c" > "$T/sf.txt" 2> "$T/sf.err" || problem "stackfold failed: $(head -c 200 "$T/sf.err")"
+		"$SF" "$cf" > "$T/sf.txt" 2> "$T/sf.err" || problem "stackfold failed: $(head -c 200 "$T/sf.err")"
 		left=$(grep -c "_PyEval_EvalFrameDefault" "$T/sf.txt")
 		[ "$left" -eq 0 ] || problem "$left stacks still hold _PyEval_EvalFrameDefault"
 		finish "$L b. merge: no _PyEval_EvalFrameDefault left"
 	fi
 
 	if begin "$L b. --no-python: META off, no Python frame, eval frames kept"; then
-		c=$T/nopy.cap
-		cap "$c" -- --no-python "$PY" "$PROGS/shares.py"
+		cf=$T/nopy.cap
+		cap "$cf" -- --no-python "$PY" "$PROGS/shares.py"
 		want_rc 0
-		[ "$(meta "$c" python)" = "off (--no-python)" ] || problem "META python '$(meta "$c" python)'"
-		fold_py "$c" "$T/nopy.f"
+		[ "$(meta "$cf" python)" = "off (--no-python)" ] || problem "META python '$(meta "$cf" python)'"
+		fold_py "$cf" "$T/nopy.f"
 		set -- $(pycheck total "$T/nopy.f")
 		[ "${2:-1}" -eq 0 ] || problem "${2:-?} samples hold Python frames"
-		"$SF" "$c" > "$T/sf.txt" 2>/dev/null
+		"$SF" "$cf" > "$T/sf.txt" 2>/dev/null
 		grep -q '_PyEval_EvalFrameDefault' "$T/sf.txt" || problem "no _PyEval_EvalFrameDefault frame (the merge test cannot fail)"
 		finish "$L b. --no-python: META off, no Python frame, eval frames kept"
 	fi
 
 	# ------------------------------------------------------ c. shapes --
-	c=$T/shapes.cap
+	cf=$T/shapes.cap
 	if wanted "$L c. shapes: exit 0, clean" "$L c. recursion 70 deep" "$L c. generator under sum()" \
 		"$L c. sorted(key=) callback through C" "$L c. zlib.compress: libz frames below compress_loop" \
 		"$L c. second thread: worker under Thread._bootstrap"; then
 		begin "$L c. shapes: exit 0, clean"
-		cap "$c" -- "$PY" "$PROGS/shapes.py"
+		cap "$cf" -- "$PY" "$PROGS/shapes.py"
 		want_rc 0
-		want_clean "$c" capture
-		fold_py "$c" "$T/shapes.f"
+		want_clean "$cf" capture
+		fold_py "$cf" "$T/shapes.f"
 		finish "$L c. shapes: exit 0, clean"
 
 		begin "$L c. recursion 70 deep"
-		d=$(pycheck depth "$T/shapes.f" recurse)
-		[ "$d" -eq 71 ] || problem "at most $d recurse frames in a stack, expected 71"
+		deep=$(pycheck depth "$T/shapes.f" recurse)
+		[ "$deep" -eq 71 ] || problem "at most $deep recurse frames in a stack, expected 71"
 		finish "$L c. recursion 70 deep"
 
 		begin "$L c. generator under sum()"
@@ -226,11 +226,11 @@ for PY in $pythons; do
 	# ------------------------------------------------------- d. exits --
 	for how in os_exit:3 sys_exit:4; do
 		if begin "$L d. ${how%:*}(${how#*:}) while sampled: clean, Python frames"; then
-			c=$T/exit.cap
-			cap "$c" -- "$PY" "$PROGS/shapes.py" "${how%:*}"
+			cf=$T/exit.cap
+			cap "$cf" -- "$PY" "$PROGS/shapes.py" "${how%:*}"
 			want_rc "${how#*:}"
-			want_clean "$c" capture
-			fold_py "$c" "$T/exit.f"
+			want_clean "$cf" capture
+			fold_py "$cf" "$T/exit.f"
 			w=$(pycheck total "$T/exit.f" | cut -d' ' -f2)
 			[ "${w:-0}" -ge 1000 ] || problem "${w:-0} samples with Python frames, expected ~1600"
 			finish "$L d. ${how%:*}(${how#*:}) while sampled: clean, Python frames"
@@ -239,10 +239,10 @@ for PY in $pythons; do
 
 	# ------------------------------------------------------ e. --alloc --
 	if begin "$L e. --alloc: 200 MB allocated by make_lists at its line"; then
-		c=$T/alloc.cap
-		cap "$c" -- --alloc "$PY" "$PROGS/allocs.py"
+		cf=$T/alloc.cap
+		cap "$cf" -- --alloc "$PY" "$PROGS/allocs.py"
 		want_rc 0
-		fold_py "$c" "$T/alloc.f" allocs
+		fold_py "$cf" "$T/alloc.f" allocs
 		bytes=$(grep 'py:make_lists:' "$T/alloc.f" | awk '{ s += $NF } END { print s + 0 }')
 		between "$bytes" 200000000 210000000 || problem "make_lists allocated $bytes bytes, expected 200 MB"
 		[ "$(pycheck hotline "$T/alloc.f" make_lists)" = "$(line_of "$PROGS/allocs.py" ALLOC_LINE)" ] ||
@@ -252,15 +252,15 @@ for PY in $pythons; do
 
 	# ------------------------------------------------------- f. faults --
 	if begin "$L f. faulting walks caught and counted under faulthandler"; then
-		c=$T/fault.cap
+		cf=$T/fault.cap
 		export STACKCAP_PY_TEST_FAULT=3
-		cap "$c" -- "$PY" "$PROGS/faults.py"
+		cap "$cf" -- "$PY" "$PROGS/faults.py"
 		unset STACKCAP_PY_TEST_FAULT
 		want_rc 0
-		want_clean "$c" capture
-		f=$(meta "$c" python_faults)
+		want_clean "$cf" capture
+		f=$(meta "$cf" python_faults)
 		[ "${f:-0}" -ge 20 ] || problem "python_faults '${f:-}', expected ~a third of ~400 walks"
-		fold_py "$c" "$T/fault.f"
+		fold_py "$cf" "$T/fault.f"
 		w=$(pycheck shares "$T/fault.f" spin | cut -d' ' -f2)
 		[ "$w" = 100.0 ] || problem "no spin frames"
 		finish "$L f. faulting walks caught and counted under faulthandler"
@@ -321,8 +321,8 @@ for PY in $pythons; do
 		fold_py "$T/stress.cap" "$T/stress.f"
 		set -- $(pycheck total "$T/stress.f")
 		[ "$(( ${2:-0} * 10 ))" -ge "$(( ${1:-1} * 9 ))" ] || problem "$2 of $1 samples hold Python frames"
-		d=$(pycheck depth "$T/stress.f" down)
-		between "$d" 100 128 || problem "at most $d frames of down() in a stack, expected up to 128"
+		deep=$(pycheck depth "$T/stress.f" down)
+		between "$deep" 100 128 || problem "at most $deep frames of down() in a stack, expected up to 128"
 		finish "$L j. stress at 20 kHz: clean, Python frames, depth capped at 128"
 	fi
 done
@@ -331,10 +331,10 @@ done
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	skip "torch: forward's Python frames above libtorch" "no torch for /usr/bin/python3 (apt-get install python3-torch)"
 elif begin "torch: forward's Python frames above libtorch"; then
-	c=$T/torch.cap
-	cap "$c" -- /usr/bin/python3 "$PROGS/torch_model.py"
+	cf=$T/torch.cap
+	cap "$cf" -- /usr/bin/python3 "$PROGS/torch_model.py"
 	want_rc 0
-	fold_py "$c" "$T/torch.f"
+	fold_py "$cf" "$T/torch.f"
 	w=$(pycheck below "$T/torch.f" Linear.forward libtorch_cpu)
 	[ "$w" -ge 100 ] || problem "$w samples in libtorch_cpu under Linear.forward"
 	w=$(pycheck through "$T/torch.f" train_step Module._call_impl)
