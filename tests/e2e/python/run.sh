@@ -36,6 +36,7 @@
 #   j. stress at 20 kHz with sampled --alloc: recursion 500 deep raising,
 #      generators, code churn, 40 short threads: exit 0, clean, Python
 #      frames in most samples, at most 128 of them per stack
+#   k. fork: the child's own capture (ids from 1 again) names its frames
 # and: --help names --no-python; a CPython before 3.11 (pyenv 3.10.13)
 # says it is not supported and keeps native stacks;
 # and once: torch (Debian's python3-torch, skipped when absent): a small
@@ -324,6 +325,23 @@ for PY in $pythons; do
 		deep=$(pycheck depth "$T/stress.f" down)
 		between "$deep" 100 128 || problem "at most $deep frames of down() in a stack, expected up to 128"
 		finish "$L j. stress at 20 kHz: clean, Python frames, depth capped at 128"
+	fi
+
+	# --------------------------------------------------------- k. fork --
+	if begin "$L k. fork: parent and child captures each name their own frames"; then
+		cap "$T/fork.cap" -- "$PY" "$PROGS/forks.py"
+		want_rc 0
+		kid=$(ls "$T"/fork.cap.* 2>/dev/null | head -n 1)
+		[ -n "$kid" ] || problem "no child capture"
+		for side in "parent:$T/fork.cap:parent_work" "child:${kid:-none}:child_work"; do
+			file=${side#*:}
+			file=${file%:*}
+			fold_py "$file" "$T/fork.f"
+			[ "$(meta "$file" python)" = "CPython $V: frames on" ] || problem "${side%%:*}: META python '$(meta "$file" python)'"
+			[ "$(pycheck shares "$T/fork.f" "${side##*:}" | cut -d' ' -f2)" = 100.0 ] ||
+				problem "${side%%:*}: $(pycheck shares "$T/fork.f" parent_work child_work)"
+		done
+		finish "$L k. fork: parent and child captures each name their own frames"
 	fi
 done
 
