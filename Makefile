@@ -31,7 +31,7 @@ LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lxxhash -lpcre2
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
 	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3 \
-	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils g++
+	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils g++ python3-torch
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
 MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c
@@ -43,6 +43,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
 SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c \
+	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
@@ -122,10 +123,16 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes -I$(CUDA_HOME)/include $(FK_LDFLAGS) \
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
+# The shim's pure Python-frame functions (line tables, the merge, names).
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack
+$(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+
 # deps first, then the build (which may run in parallel).
 test: deps
 	@$(MAKE) --no-print-directory run-tests
-run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
+run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(CAPTURE_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
 	@BUILD=$(BUILD) sh tests/run.sh
 
 $(BUILD)/bench-gen: tests/bench/gen.c

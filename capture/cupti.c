@@ -85,8 +85,8 @@ static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 		return;
 	shim_guard++;
 	ts->in_tracer = 1;
-	uint64_t ips[MAX_FRAMES];
-	uint32_t n = shim_unwind_here(ips, MAX_FRAMES, 0);
+	uint64_t ips[MAX_IPS];
+	uint32_t n = shim_stack_here(ips, 0);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + n * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_API, &tail);
@@ -130,8 +130,8 @@ static void record_graph_node(uint64_t node, uint64_t original)
 		return;
 	shim_guard++;
 	ts->in_tracer = 1;
-	uint64_t ips[MAX_FRAMES];
-	uint32_t n = original ? 0 : shim_unwind_here(ips, MAX_FRAMES, 0);
+	uint64_t ips[MAX_IPS];
+	uint32_t n = original ? 0 : shim_stack_here(ips, 0);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + (n + 1) * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_GRAPH, &tail);

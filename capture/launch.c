@@ -16,7 +16,7 @@
 
 void fk_launch_opts_defaults(struct fk_launch_opts *o)
 {
-	*o = (struct fk_launch_opts){ .hz = 999, .follow = true, .self = "stackcap" };
+	*o = (struct fk_launch_opts){ .hz = 999, .follow = true, .python = true, .self = "stackcap" };
 }
 
 /* libstackcap.so beside this binary, or in ../lib/flamekit (installed). */
@@ -75,6 +75,7 @@ static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
 	       set_num("STACKCAP_ALLOC_SAMPLE", o->alloc_sample, d) &&
 	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : "libunwind", d) &&
 	       set_env("STACKCAP_FOLLOW", o->follow ? "1" : "0", d) &&
+	       set_env("STACKCAP_PYTHON", o->python ? "1" : "0", d) &&
 	       set_env("STACKCAP_OUTPUT", out, d);
 }
 

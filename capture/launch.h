@@ -22,6 +22,7 @@ struct fk_launch_opts {
 	bool alloc_drop;        /* a full ring drops events instead of waiting */
 	bool fp;                /* unwind with frame pointers, not libunwind */
 	bool follow;            /* capture programs PROGRAM executes */
+	bool python;            /* Python frames in the stacks of a CPython process */
 	const char *self;       /* how stackcap was called, for messages */
 };
 

@@ -200,8 +200,8 @@ static void charge_unsampled(struct thread_state *ts)
 	uint64_t ticks = (ns + period / 2) / period;
 	if (ticks <= ts->ticks)
 		return;
-	uint64_t ips[MAX_FRAMES];
-	uint32_t n = ts->last_n < MAX_FRAMES - 1 ? ts->last_n : MAX_FRAMES - 1;
+	uint64_t ips[MAX_IPS];
+	uint32_t n = ts->last_n < MAX_IPS - 1 ? ts->last_n : MAX_IPS - 1;
 	ips[0] = SHIM_IP_UNSAMPLED;
 	memcpy(ips + 1, ts->last_ips, n * sizeof *ips);
 	uint64_t left = ticks - ts->ticks;
@@ -304,6 +304,11 @@ uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
 	return n;
 }
 
+uint32_t shim_stack_here(uint64_t *ips, uint32_t skip)
+{
+	return py_walk(ips, shim_unwind_here(ips, MAX_FRAMES, skip), MAX_IPS);
+}
+
 static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n, uint32_t weight)
 {
 	uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));
@@ -329,11 +334,11 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 	int saved_errno = errno;
 	struct thread_state *ts = shim_thread;
 	if (ts && si->si_code == SI_TIMER) {
-		uint64_t ips[MAX_FRAMES];
+		uint64_t ips[MAX_IPS];
 		uint32_t n = 0;
 		if (!ts->in_tracer) {
 			ts->in_tracer = 1;
-			n = unwind_signal(ts, uctx, ips);
+			n = py_walk(ips, unwind_signal(ts, uctx, ips), MAX_IPS);
 			ts->in_tracer = 0;
 		}
 		/* The kernel checks CPU timers at its tick (100-1000 Hz), so a
@@ -471,10 +476,15 @@ __attribute__((constructor)) static void shim_start(void)
 		sa.sa_sigaction = on_sample;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigfillset(&sa.sa_mask);
+		/* A fault while blocked kills the process: the Python walk's
+		 * guard (pyguard.c) must receive its faults here too. */
+		sigdelset(&sa.sa_mask, SIGSEGV);
+		sigdelset(&sa.sa_mask, SIGBUS);
 		sampling = sigaction(shim_cfg.signal, &sa, NULL) == 0;
 	}
 	if (shim_cfg.alloc)
 		alloc_init();
+	py_detect(); /* again from the writer whenever objects are loaded */
 	cupti_prepare();
 	nvtx_prepare();
 	if (!writer_start()) {

@@ -15,10 +15,13 @@
 #include <time.h>
 
 #include "formats/capture.h"
+#include "capture/python.h"
 #include "capture/ring.h"
 
 #define SHIM_TLS __thread __attribute__((tls_model("initial-exec")))
-#define MAX_FRAMES 128
+#define MAX_FRAMES 128 /* native frames */
+/* Native frames, then Python frames (capture/python.h), in one record. */
+#define MAX_IPS (MAX_FRAMES + PY_MAX_FRAMES)
 #define SAMPLE_RING_BYTES ((uint64_t)512 << 10)
 #define EVENT_RING_BYTES ((uint64_t)8 << 20)
 
@@ -85,7 +88,7 @@ struct thread_state {
 	bool named;                /* the writer has recorded its name */
 	uint64_t ticks;            /* timer expirations its samples stand for */
 	uint32_t last_n;           /* its last sampled stack, leaf first */
-	uint64_t last_ips[MAX_FRAMES];
+	uint64_t last_ips[MAX_IPS];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
@@ -130,6 +133,9 @@ uint64_t shim_now_ns(void);
 /* Leaf-first return addresses of the caller, skipping skip frames; the
  * first one kept is a return address (stored minus 1). */
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
+/* The same (at most MAX_FRAMES), then the thread's Python frames: room
+ * for MAX_IPS. */
+uint32_t shim_stack_here(uint64_t *ips, uint32_t skip);
 
 /* The pseudo-address of a sample's "[signal blocked]" stack: CPU time the
  * timer counted while the thread blocked the sampling signal. */

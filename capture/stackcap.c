@@ -18,7 +18,8 @@ static void usage(FILE *f)
 "Usage: stackcap [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       stackcap info FILE...\n"
 "Runs PROGRAM with libstackcap.so preloaded: every thread's native stack is\n"
-"sampled on its own CPU-time clock, and with --alloc every host allocation is\n"
+"sampled on its own CPU-time clock (in a Python program, with its Python\n"
+"frames), and with --alloc every host allocation is\n"
 "recorded, into PROGRAM.<pid>.stackcap (crash-tolerant: a killed run keeps all\n"
 "but its last ~100 ms). Fold it with `stackfold FILE`, draw the heap with\n"
 "`memtimeline --device cpu FILE`, summarize it with `stackcap info FILE`.\n"
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 "                        built without them) instead of libunwind\n"
 "      --no-follow       do not capture programs PROGRAM executes (forked\n"
 "                        children are always captured, each to its own file)\n"
+"      --no-python       native stacks only in a Python program (by default\n"
+"                        CPython 3.11-3.13 frames replace the interpreter's)\n"
 "  -h, --help            show this help\n"
 "      --version         show the version\n"
 "\n"
@@ -51,7 +54,8 @@ static void usage(FILE *f)
 "  LD_PRELOAD=/path/to/libstackcap.so STACKCAP_OUTPUT=run.%%p.stackcap\n"
 "  STACKCAP_HZ=999 STACKCAP_ALLOC=1 STACKCAP_ALLOC_SAMPLE=BYTES STACKCAP_UNWIND=fp\n"
 "  STACKCAP_ALLOC_DROP=1\n"
-"  STACKCAP_FOLLOW=0 (%%p in STACKCAP_OUTPUT becomes the process id)\n"
+"  STACKCAP_FOLLOW=0 STACKCAP_PYTHON=0 (%%p in STACKCAP_OUTPUT becomes the\n"
+"  process id)\n"
 "\n"
 "Exit status: PROGRAM's (128+N when a signal N ended it); 2 usage error;\n"
 "127 when PROGRAM is not found, 126 when it is a directory or not executable.\n");
@@ -77,7 +81,8 @@ static int info(int argc, char **argv)
 	return status;
 }
 
-enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_ALLOC_DROP, OPT_FP, OPT_NO_FOLLOW, OPT_VERSION };
+enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_ALLOC_DROP, OPT_FP, OPT_NO_FOLLOW, OPT_NO_PYTHON,
+       OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -91,6 +96,7 @@ int main(int argc, char **argv)
 		{ "alloc-drop", no_argument, NULL, OPT_ALLOC_DROP },
 		{ "fp", no_argument, NULL, OPT_FP },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -117,6 +123,7 @@ int main(int argc, char **argv)
 		case OPT_ALLOC_DROP: o.alloc_drop = true; break;
 		case OPT_FP: o.fp = true; break;
 		case OPT_NO_FOLLOW: o.follow = false; break;
+		case OPT_NO_PYTHON: o.python = false; break;
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackcap (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		default: return fk_cli_bad_option(prog, argv, "+o:F:h", longopts);

@@ -99,20 +99,30 @@ static uint32_t intern_stack(struct fk_cap_buf *stacks, const uint64_t *ips, uin
 
 struct cycle {
 	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules, gpu_api, nvtx;
+	struct fk_cap_buf pyframes; /* Python frames the stacks name */
 	struct thread_state *ts;
 	uint64_t t_samples, t_allocs, t_api, t_nvtx; /* previous times, for deltas */
 	uint64_t nsamples, nallocs;
 };
 
 static uint64_t total_samples, total_allocs, total_drops;
-static unsigned gpu_status_seen;
+static unsigned gpu_status_seen, python_status_seen;
+
+/* A record's stack, its Python frames merged in and named, as a node. */
+static uint32_t stack_node(struct cycle *c, const uint64_t *ips, uint32_t n)
+{
+	uint64_t merged[MAX_IPS];
+	if (n > MAX_IPS)
+		n = MAX_IPS;
+	return intern_stack(&c->stacks, merged, py_frames_stack(&c->pyframes, ips, n, merged));
+}
 
 static void on_record(void *ctx, const struct ring_record *rec)
 {
 	struct cycle *c = ctx;
 	if (rec->type == REC_SAMPLE) {
 		const struct rec_sample *s = (const struct rec_sample *)rec;
-		uint32_t node = intern_stack(&c->stacks, s->ips, s->nframes);
+		uint32_t node = stack_node(c, s->ips, s->nframes);
 		fk_cap_put_uvarint(&c->samples, (uint64_t)c->ts->tid);
 		fk_cap_put_uvarint(&c->samples, node);
 		fk_cap_put_uvarint(&c->samples, s->weight);
@@ -138,7 +148,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 			fk_cap_put_u8(&c->gpu_api, FK_CAP_API_GRAPH_NODE);
 			fk_cap_put_uvarint(&c->gpu_api, node);
 			fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->ts->tid);
-			fk_cap_put_uvarint(&c->gpu_api, intern_stack(&c->stacks, g->ips, g->nframes));
+			fk_cap_put_uvarint(&c->gpu_api, stack_node(c, g->ips, g->nframes));
 		}
 	} else if (rec->type == REC_GPU_API || rec->type == REC_GPU_LINK) {
 		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
@@ -153,7 +163,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_uvarint(&c->gpu_api, g->corr);
 		fk_cap_put_u8(&c->gpu_api, (uint8_t)g->domain);
 		fk_cap_put_uvarint(&c->gpu_api, g->cbid);
-		fk_cap_put_uvarint(&c->gpu_api, intern_stack(&c->stacks, g->ips, g->nframes));
+		fk_cap_put_uvarint(&c->gpu_api, stack_node(c, g->ips, g->nframes));
 		fk_cap_put_svarint(&c->gpu_api, (int64_t)(g->t_ns - c->t_api));
 		c->t_api = g->t_ns;
 	} else {
@@ -165,7 +175,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_uvarint(&c->allocs, a->addr);
 		if (alloc) {
 			fk_cap_put_uvarint(&c->allocs, a->size);
-			fk_cap_put_uvarint(&c->allocs, intern_stack(&c->stacks, a->ips, a->nframes));
+			fk_cap_put_uvarint(&c->allocs, stack_node(c, a->ips, a->nframes));
 		}
 		c->t_allocs = a->t_ns;
 		c->nallocs++;
@@ -338,6 +348,17 @@ static void charge_live_threads(struct cycle *c)
 	}
 }
 
+/* META key = a count, in the last cycle, when it is not 0. */
+static void put_count(struct fk_cap_buf *meta, bool final, const char *key, uint64_t v)
+{
+	if (!final || !v)
+		return;
+	char num[24];
+	int len = snprintf(num, sizeof num, "%" PRIu64, v);
+	fk_cap_put_string(meta, key, strlen(key));
+	fk_cap_put_string(meta, num, (size_t)len);
+}
+
 static void cycle(bool final)
 {
 	struct cycle c = { 0 };
@@ -354,8 +375,10 @@ static void cycle(bool final)
 
 	bool modules_changed = false;
 	dl_iterate_phdr(changed_cb, &modules_changed);
-	if (modules_changed)
+	if (modules_changed) {
 		dl_iterate_phdr(module_cb, &c);
+		py_detect(); /* a libpython loaded late (embedding) */
+	}
 
 	struct thread_state *prev = NULL;
 	for (struct thread_state *ts = shim_threads(), *next; ts; ts = next) {
@@ -401,16 +424,21 @@ static void cycle(bool final)
 		fk_cap_put_string(&meta, "gpu_clock", 9);
 		fk_cap_put_string(&meta, monotonic ? "monotonic" : "realtime", monotonic ? 9 : 8);
 	}
-	uint64_t waits = atomic_load(&shim_alloc_waits);
-	if (final && waits) { /* how often lossless --alloc held a thread */
-		char num[24];
-		int len = snprintf(num, sizeof num, "%" PRIu64, waits);
-		fk_cap_put_string(&meta, "alloc_waits", 11);
-		fk_cap_put_string(&meta, num, (size_t)len);
+	char python[160];
+	unsigned python_version = py_status(python, sizeof python);
+	if (python_version != python_status_seen && python[0]) {
+		python_status_seen = python_version;
+		fk_cap_put_string(&meta, "python", 6);
+		fk_cap_put_string(&meta, python, strlen(python));
 	}
+	put_count(&meta, final, "python_faults", py_faults());
+	put_count(&meta, final, "python_unknown", py_unknown());
+	/* How often lossless --alloc held a thread. */
+	put_count(&meta, final, "alloc_waits", atomic_load(&shim_alloc_waits));
 	emit(&out, FK_CAP_META, &meta);
 	emit(&out, FK_CAP_MODULES, &c.modules);
 	emit(&out, FK_CAP_THREADS, &c.threads);
+	emit(&out, FK_CAP_PYFRAMES, &c.pyframes); /* before the stacks that use them */
 	if (next_node != first_node)
 		emit(&out, FK_CAP_STACKS, &c.stacks);
 	if (c.samples.len > empty_samples)
@@ -446,6 +474,7 @@ static void cycle(bool final)
 	fk_cap_buf_free(&c.modules);
 	fk_cap_buf_free(&c.gpu_api);
 	fk_cap_buf_free(&c.nvtx);
+	fk_cap_buf_free(&c.pyframes);
 	fk_cap_buf_free(&kernels);
 	fk_cap_buf_free(&memory);
 	fk_cap_buf_free(&meta);
@@ -566,6 +595,9 @@ static void write_start(void)
 	char sig[16];
 	snprintf(sig, sizeof sig, "%d", shim_cfg.signal);
 	put_meta(&meta, "signal", sig, strlen(sig));
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof cwd)) /* readers shorten Python file names with it */
+		put_meta(&meta, "cwd", cwd, strlen(cwd));
 	fk_cap_chunk_encode(&out, FK_CAP_META, seq++, meta.p, meta.len);
 	put_clock(&clock);
 	fk_cap_chunk_encode(&out, FK_CAP_CLOCK, seq++, clock.p, clock.len);
@@ -598,7 +630,8 @@ static void reset_tables(void)
 	seq = 0;
 	total_samples = total_allocs = total_drops = 0;
 	seen_adds = seen_subs = ~0ull;
-	gpu_status_seen = 0;
+	gpu_status_seen = python_status_seen = 0;
+	py_frames_reset();
 	atomic_store(&stopping, 0);
 }
 

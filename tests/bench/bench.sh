@@ -96,6 +96,8 @@ fi
 # and stackfold on a large (synthetic) capture.
 if [ -x "$BUILD/samples/cpu_shares" ]; then
 	python3 "$here/overhead.py" "${BENCH_RUNS:-5}" "$BUILD" "$dir"
+	# Python frames: a pure-Python loop, plain, --no-python and with them.
+	[ -x /usr/bin/python3 ] && python3 "$here/pyoverhead.py" "${BENCH_RUNS:-5}" "$BUILD" "$dir"
 	cap=$dir/bench_10M.stackcap
 	[ -s "$cap" ] || "$BUILD/bench-gencap" 10000000 > "$cap"
 	set -- $(m "$BUILD/stackfold $cap > $dir/cap.folded.txt"); cs=$1; crss=$2

@@ -19,6 +19,19 @@ the chunks are without trusting flamekit.
                                   list of chunks (write_capture below):
                                   Python frames and their tagged addresses
                                   without a Python run
+  capfile.py meta FILE            "KEY=VALUE" per META record
+  capfile.py folded FILE [allocs] the samples' (or allocations') stacks,
+                                  root first, "frame;frame;... weight":
+                                  Python frames (bit 63) as
+                                  "py:QUALNAME:LINE@FILE", native ones as
+                                  their module's file name; exit 1 when a
+                                  Python frame id or a stack node is used
+                                  before its chunk defines it, or an id is
+                                  defined twice or out of order
+  capfile.py pyframes FILE        "ID FILE QUALNAME NAME FIRSTLINE LINE" per
+                                  PYFRAMES record
+  capfile.py samples FILE         each sample's stack, in file order, as
+                                  folded prints them (weight: the sample's)
 """
 import json
 import struct
@@ -130,6 +143,114 @@ def write_capture(spec, out_path):
         out += h + struct.pack("<II", zlib.crc32(data, zlib.crc32(h)), 0) + data
     with open(out_path, "wb") as f:
         f.write(out)
+TYPES = {"META": 1, "MODULES": 2, "STACKS": 3, "SAMPLES": 5, "ALLOCS": 6, "PYFRAMES": 10}
+PYTHON = 1 << 63
+
+
+class Cursor:
+    def __init__(self, b):
+        self.b, self.i = b, 0
+
+    def more(self):
+        return self.i < len(self.b)
+
+    def u8(self):
+        self.i += 1
+        return self.b[self.i - 1]
+
+    def uv(self):
+        v = shift = 0
+        while True:
+            c = self.u8()
+            v |= (c & 127) << shift
+            shift += 7
+            if not c & 128:
+                return v
+
+    def sv(self):
+        v = self.uv()
+        return -(v >> 1) - 1 if v & 1 else v >> 1
+
+    def str(self):
+        n = self.uv()
+        self.i += n
+        return bytes(self.b[self.i - n : self.i]).decode("utf-8", "replace")
+
+
+def payloads(data):
+    for off, size, typ, _ in chunks(data):
+        flags = struct.unpack_from("<H", data, off + 6)[0]
+        body = bytes(data[off + CHUNK_HEADER : off + size])
+        yield typ, zlib.decompress(body) if flags & 1 else body
+
+
+def decode(data, want_allocs=False, in_order=None):
+    """(meta, pyframes, folded lines); raises ValueError on a use before
+    definition."""
+    meta, pyframes, nodes, modules, out = {}, {}, {}, [], {}
+
+    def name(ip):
+        if ip & PYTHON:
+            f = pyframes.get(ip & ~PYTHON)
+            if f is None:
+                raise ValueError("Python frame id %d used before its PYFRAMES record" % (ip & ~PYTHON))
+            return "py:%s:%d@%s" % (f[1], f[4], f[0])
+        for path, lo, hi in modules:
+            if lo <= ip < hi:
+                return path.rsplit("/", 1)[-1]
+        return "0x%x" % ip
+
+    def stack(node):
+        frames = []
+        while node:
+            if node not in nodes:
+                raise ValueError("stack node %d used before its STACKS chunk" % node)
+            node, ip = nodes[node]
+            frames.append(name(ip))
+        return ";".join(reversed(frames))
+
+    for typ, p in payloads(data):
+        c = Cursor(p)
+        if typ == TYPES["META"]:
+            while c.more():
+                k = c.str()
+                meta[k] = c.str()
+        elif typ == TYPES["MODULES"]:
+            while c.more():
+                path, lo, hi, _, _ = c.str(), c.uv(), c.uv(), c.uv(), c.str()
+                modules.append((path, lo, hi))
+        elif typ == TYPES["PYFRAMES"]:
+            while c.more():
+                fid = c.uv()
+                rec = (c.str(), c.str(), c.str(), c.uv(), c.uv())
+                if fid in pyframes or fid != len(pyframes) + 1:
+                    raise ValueError("PYFRAMES id %d defined twice or out of order" % fid)
+                pyframes[fid] = rec
+        elif typ == TYPES["STACKS"]:
+            nid = c.uv()
+            while c.more():
+                parent, ip = c.uv(), c.uv()
+                if ip & PYTHON and (ip & ~PYTHON) not in pyframes:
+                    raise ValueError("Python frame id %d used before its PYFRAMES record" % (ip & ~PYTHON))
+                nodes[nid] = (parent, ip)
+                nid += 1
+        elif typ == TYPES["SAMPLES"] and not want_allocs:
+            c.uv()
+            while c.more():
+                _, node, weight, _ = c.uv(), c.uv(), c.uv(), c.sv()
+                k = stack(node)
+                if in_order is not None:
+                    in_order.append((k, weight))
+                out[k] = out.get(k, 0) + weight
+        elif typ == TYPES["ALLOCS"] and want_allocs:
+            c.uv()
+            while c.more():
+                kind, _, _, _ = c.u8(), c.sv(), c.uv(), c.uv()
+                if kind == 1:
+                    size, node = c.uv(), c.uv()
+                    k = stack(node)
+                    out[k] = out.get(k, 0) + size
+    return meta, pyframes, out
 
 
 def main(argv):
@@ -152,6 +273,26 @@ def main(argv):
     except ValueError as e:
         print("capfile.py: %s: %s" % (path, e), file=sys.stderr)
         return 1
+    if cmd in ("meta", "folded", "pyframes", "samples"):
+        order = []
+        try:
+            meta, pyframes, folded = decode(data, len(argv) > 3 and argv[3] == "allocs", order)
+        except (ValueError, IndexError) as e:
+            print("capfile.py: %s: %s" % (path, e), file=sys.stderr)
+            return 1
+        if cmd == "meta":
+            for k, v in meta.items():
+                print("%s=%s" % (k, v))
+        elif cmd == "samples":
+            for k, v in order:
+                print(k, v)
+        elif cmd == "pyframes":
+            for fid, f in sorted(pyframes.items()):
+                print(fid, *f)
+        else:
+            for k, v in sorted(folded.items()):
+                print(k, v)
+        return 0
     if cmd == "chunks":
         for i, (off, size, typ, seq) in enumerate(cs):
             print(i, off, size, typ, seq)
