@@ -3,6 +3,7 @@
 
 #include "analysis/core/stackload.h"
 #include "analysis/stackfold/perf.h"
+#include "analysis/stackfold/trace.h"
 #include "analysis/sym/symbolize.h"
 
 static enum fk_input_result load_capture(struct fk_input *in, const struct fk_stackfold_read *o,
@@ -69,6 +70,7 @@ static enum fk_input_result load_input(struct fk_input *in, const struct fk_stac
 			      fk_input_kind_description(in->kind));
 		return FK_INPUT_ERROR;
 	case FK_KIND_CHROME_TRACE:
+		return fk_stackfold_load_trace(in, o, into, gpu, capture, d);
 	case FK_KIND_JSON:
 		break;
 	}

@@ -1,0 +1,19 @@
+/* trace.h - stackfold's reading of a torch Chrome / Kineto trace: self CPU
+ * time per stack of nested CPU events, or (--metric self_cuda_time_total)
+ * GPU time per launching stack; for --table both (analysis/trace/).
+ *
+ * Owns: nothing beyond a call.
+ */
+#ifndef FK_STACKFOLD_TRACE_H
+#define FK_STACKFOLD_TRACE_H
+
+#include "analysis/stackfold/load.h"
+
+/* Reads the open trace in into into (and its GPU time into gpu when gpu is
+ * not NULL); *two_metrics set when gpu was filled (a table shows CPU and
+ * CUDA columns). */
+enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct fk_stackfold_read *o,
+					     struct fk_stacks *into, struct fk_stacks *gpu,
+					     bool *two_metrics, struct fk_diag *d);
+
+#endif
