@@ -54,6 +54,7 @@ suite tests/e2e/cuda/run.sh "$BUILD"
 suite tests/e2e/perf/run.sh "$BUILD"
 suite tests/e2e/perf/inline.sh "$BUILD"
 suite tests/e2e/table.sh "$BUILD"
+suite tests/e2e/trace/run.sh "$BUILD"
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).

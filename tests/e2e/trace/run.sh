@@ -1,0 +1,108 @@
+#!/bin/sh
+# torch Chrome / Kineto traces (formats/CHROMETRACE.md) through stackfold:
+# hand-made traces for each rule (nesting by time, ties, python frames above
+# ops, clipping, GPU time by correlation, unmatched launches, legacy names,
+# the bare array, decimal ns times, control characters, bad JSON), checked
+# by hand; and real traces from HolisticTraceAnalysis (tests/e2e/data/kineto/)
+# whose sums must equal sums.py's independent ones: self CPU time = the
+# roots' durations, GPU time per stack = the kernels', copies' and sets'.
+# HTA_DATA=/path/to/HolisticTraceAnalysis/tests/data adds every trace there.
+# In the language of tests/e2e/lib.sh.
+set -u
+BUILD=${1:-build}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here=$root/tests/e2e/trace
+SF=$BUILD/stackfold
+. "$root/tests/e2e/lib.sh"
+cd "$root" || exit 1
+kineto=tests/e2e/data/kineto
+
+# nest.json, by hand: ProfilerStep#1 [0,100] holds python f [10,90] and a
+# memcpy launch [95,97.5]; f holds aten::mm [20,50] (with its kernel launch
+# [30,35]) and, at [60,80], <built-in function linear> and aten::linear
+# starting and ending together (the Python frame outside), aten::linear
+# holding aten::t of 1 ns. Thread 2: three ops, one named with ';', one
+# with a raw tab. Self times: step 100-80-2.5, f 80-30-20, mm 30-5, ...
+expect_stdout 0 "ProfilerStep#1 17.5
+ProfilerStep#1;cudaMemcpyAsync 2.5
+ProfilerStep#1;t.py(3): f 30
+ProfilerStep#1;t.py(3): f;<built-in function linear>;aten::linear 19.999
+ProfilerStep#1;t.py(3): f;<built-in function linear>;aten::linear;aten::t 0.001
+ProfilerStep#1;t.py(3): f;aten::mm 25
+ProfilerStep#1;t.py(3): f;aten::mm;cudaLaunchKernel 5
+aten::add 10
+odd:name 1
+tab name 1" "self CPU time per stack: nesting by time, ties, Python frames above ops, ns decimals" \
+	-- "$SF" "$here/nest.json"
+then_stderr_contains "nest.json: 1 control characters in names read as spaces" "a raw control character in a name: read as a space, said"
+
+# GPU time: the kernel (correlation 1) under aten::mm (around its launch),
+# the copy under the step, the kernel whose launch is not in the trace under
+# its own root; gpu_user_annotation and cuda_sync are not GPU time.
+expect_stdout 0 "ProfilerStep#1;Memcpy HtoD (Pageable -> Device) 1.25
+ProfilerStep#1;t.py(3): f;aten::mm;gemm_kernel 7.5
+[launch not in trace];orphan 3" "--metric self_cuda_time_total: GPU ops charged to their launching stack by correlation" \
+	-- "$SF" --metric self_cuda_time_total "$here/nest.json"
+expect_stdout 0 "ProfilerStep#1 1.25
+ProfilerStep#1;t.py(3): f;aten::mm 7.5
+[launch not in trace] 3" "--no-kernel-frames: GPU time without the kernel leaf" \
+	-- "$SF" --metric self_cuda_time_total --no-kernel-frames "$here/nest.json"
+expect_stdout_contains 0 "main-1;ProfilerStep#1;t.py(3): f;aten::mm 25" "--threads: thread_name metadata at the root" \
+	-- "$SF" --threads "$here/nest.json"
+then_stdout_contains "thread-2;aten::add 10" "--threads: a thread without a name"
+
+gzip -c "$here/nest.json" > "$T/nest.json.gz"
+"$SF" "$here/nest.json" > "$T/plain" 2>/dev/null
+expect_stdout 0 "$(cat "$T/plain")" "a gzipped trace on a pipe: the same stacks" -- pipe_in "$T/nest.json.gz" "$SF"
+
+expect_stdout 0 "after 1
+outer 5
+outer;late 5" "an event ending after its parent is cut at the parent's end" -- "$SF" "$here/clip.json"
+then_stderr_contains "clip.json: 1 events ended after the event around them: cut at its end" "clipping is counted and said"
+expect_stderr_contains 1 "clip.json: --metric self_cuda_time_total: this trace has no GPU kernels" \
+	"--metric self_cuda_time_total on a CPU-only trace: an error, not an empty result" \
+	-- "$SF" --metric self_cuda_time_total "$here/clip.json"
+
+expect_stdout 0 "aten::mm 3
+aten::mm;cudaLaunchKernel 1
+cudaMemsetAsync 1" "a legacy bare array (Operator, Runtime): CPU stacks" -- "$SF" "$here/legacy.json"
+expect_stdout 0 "aten::mm;k 2
+cudaMemsetAsync;Memset (Device) 1" "legacy Kernel and Memset charged by correlation; a launch outside any op is its own root" \
+	-- "$SF" --metric self_cuda_time_total "$here/legacy.json"
+
+printf '{"traceEvents": [{"name": "a", "ph": "X",, }]}' > "$T/bad.json"
+expect_stderr_contains 1 "bad.json: byte 42: malformed JSON (parse error: invalid object key" "bad JSON: file: byte N: what, exit 1" \
+	-- "$SF" "$T/bad.json"
+then_stdout_empty "bad JSON: nothing on stdout"
+printf '{"traceEvents": [{"name": "a", "ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 1, "dur": 2}' | gzip > "$T/cut.json.gz"
+expect_stderr_contains 1 "cut.json.gz: byte 97: malformed JSON (parse error: premature EOF)" "a trace cut short (gzipped): the byte it ends at" \
+	-- "$SF" "$T/cut.json.gz"
+
+# Decimal ns times against integer us: the same trace both ways.
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1712195495519689.0, "dur": 3.000},
+ {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495519690.001, "dur": 1.998}]}' > "$T/ns.json"
+expect_stdout 0 "a 1.002
+a;b 1.998" "decimal ns times far from zero are exact (no double)" -- "$SF" "$T/ns.json"
+
+# Real traces: the sums, exactly.
+sum_check() { # FILE: self CPU and GPU time against sums.py
+	want=$(python3 "$here/sums.py" "$1") || { problem "sums.py failed on $1"; return; }
+	cpu=$("$SF" -q "$1" | awk '{ s += $NF * 1000 } END { printf "%.0f", s }')
+	gpu=$("$SF" -q --metric self_cuda_time_total "$1" 2>/dev/null | awk '{ s += $NF * 1000 } END { printf "%.0f", s }')
+	[ "${want% *}" = "$cpu" ] || problem "$1: self CPU time sums to $cpu ns, the roots to ${want% *}"
+	[ "${want#* }" = "${gpu:-0}" ] || problem "$1: GPU time per stack sums to $gpu ns, the GPU ops to ${want#* }"
+}
+for f in "$kineto"/*.json.gz; do
+	begin; sum_check "$f"; finish "$(basename "$f"): CPU self time = roots' durations, GPU time per stack = GPU ops' time"
+done
+if [ -n "${HTA_DATA:-}" ]; then
+	for f in $(find "$HTA_DATA" -name '*.json*' | sort); do
+		begin; sum_check "$f"; finish "HTA_DATA $f: sums"
+	done
+fi
+expect_stdout_contains 0 "aten::linear;aten::t;aten::transpose;aten::as_strided" "simple_add (A100): op stacks" \
+	-- "$SF" "$kineto/simple_add_a100.json.gz"
+expect_stdout_contains 0 "[launch not in trace];void at::native::vectorized_elementwise_kernel" "trace_compare_base: kernels whose launch the window cut" \
+	-- "$SF" --metric self_cuda_time_total "$kineto/trace_compare_base.json.gz"
+
+done_testing
