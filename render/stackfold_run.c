@@ -115,6 +115,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 				   .scale = o->scale };
 	read.metric_given = o->tableview.metric_given;
 	read.metric = read.capture.metric;
+	read.per_event = &tv.per_event;
 	if (o->table) {
 		tv.metric = read.capture.metric;
 		read.capture.metric = fk_tableview_capture_metric(read.capture.metric);

@@ -27,6 +27,9 @@ struct fk_stackfold_read {
 	enum fk_cap_metric metric;
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
+	/* Set (when not NULL) by inputs whose stacks hold one line per event
+	 * of the leaf, zero values included (torch traces, for --table). */
+	bool *per_event;
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu

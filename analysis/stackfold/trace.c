@@ -16,7 +16,14 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 		.gpu = o->capture.metric == FK_METRIC_SELF_CUDA,
 		.no_kernel_frames = o->capture.no_kernel_frames,
 		.threads = o->capture.threads,
+		.every_event = gpu != NULL, /* a table: every event is a call */
+		.steps = o->capture.nvtx,
 	};
+	if (gpu) { /* a table: CPU (and CUDA) time columns, calls per event */
+		*two_metrics = true;
+		if (o->per_event)
+			*o->per_event = true;
+	}
 	bool ok = true;
 	if (fo.gpu && t.ngpu == 0 && o->metric_given) {
 		fk_diag_error(d, "%s: --metric self_cuda_time_total: this trace has no GPU kernels, "
@@ -27,7 +34,6 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 	if (ok && gpu && t.ngpu) {
 		fo.gpu = true;
 		ok = fk_trace_fold(&t, &fo, gpu, in->name, d);
-		*two_metrics = true;
 	}
 	if (ok && t.clipped)
 		fk_diag_note(d, "%s: %llu events ended after the event around them: cut at its end",

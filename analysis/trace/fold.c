@@ -26,6 +26,21 @@ static size_t put_frame(char *dst, const char *name)
 	return n;
 }
 
+/* "ProfilerStep#12" -> "ProfilerStep*": the steps of a run as one frame. */
+static const char *step_name(const char *name)
+{
+	static const char prefix[] = "ProfilerStep#";
+	if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+		return name;
+	const char *p = name + sizeof prefix - 1;
+	if (!*p)
+		return name;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return name;
+	return "ProfilerStep*";
+}
+
 static bool build_paths(struct fk_trace *t, const struct fk_trace_fold_opts *o, struct paths *ps)
 {
 	ps->of = malloc((t->ncpu ? t->ncpu : 1) * sizeof *ps->of);
@@ -34,6 +49,8 @@ static bool build_paths(struct fk_trace *t, const struct fk_trace_fold_opts *o, 
 	for (size_t i = 0; i < t->ncpu; i++) {
 		const struct fk_trace_cpu *e = &t->cpu[i];
 		const char *name = fk_trace_name(t, e->name);
+		if (e->cat == FK_TCAT_USER_ANNOTATION && !o->steps)
+			name = step_name(name);
 		const struct fk_str *up = e->parent != FK_TRACE_NONE
 			? fk_strtab_get(&ps->tab, ps->of[e->parent]) : NULL;
 		const struct fk_trace_thread *th = &t->threads[e->thread];
@@ -148,7 +165,7 @@ bool fk_trace_fold(struct fk_trace *t, const struct fk_trace_fold_opts *o,
 	if (ok && o->gpu)
 		ok = fk_trace_link_launches(t) != SIZE_MAX && fold_gpu(t, o, &ps, into);
 	for (size_t i = 0; ok && !o->gpu && i < t->ncpu; i++) {
-		if (t->cpu[i].self == 0)
+		if (t->cpu[i].self == 0 && !o->every_event)
 			continue;
 		const struct fk_str *s = fk_strtab_get(&ps.tab, ps.of[i]);
 		ok = add(into, s->p, s->len, t->cpu[i].self);

@@ -18,6 +18,9 @@ struct fk_trace_fold_opts {
 	bool gpu;               /* self_cuda_time_total instead of self CPU time */
 	bool no_kernel_frames;  /* GPU time without the kernel leaf */
 	bool threads;           /* a "name-tid" root frame per host thread */
+	bool every_event;       /* CPU events with no self time too (a table's calls) */
+	bool steps;             /* keep "ProfilerStep#N" apart; else "ProfilerStep*",
+				   as torch's key_averages merges them */
 };
 
 /* Adds the stacks to into, one line per CPU event with self time (or per

@@ -21,15 +21,15 @@ kineto=tests/e2e/data/kineto
 # memcpy launch [95,97.5]; f holds aten::mm [20,50] (with its kernel launch
 # [30,35]) and, at [60,80], <built-in function linear> and aten::linear
 # starting and ending together (the Python frame outside), aten::linear
-# holding aten::t of 1 ns. Thread 2: three ops, one named with ';', one
+# holding aten::t of 1 ns (the step named ProfilerStep*, as torch merges steps). Thread 2: three ops, one named with ';', one
 # with a raw tab. Self times: step 100-80-2.5, f 80-30-20, mm 30-5, ...
-expect_stdout 0 "ProfilerStep#1 17.5
-ProfilerStep#1;cudaMemcpyAsync 2.5
-ProfilerStep#1;t.py(3): f 30
-ProfilerStep#1;t.py(3): f;<built-in function linear>;aten::linear 19.999
-ProfilerStep#1;t.py(3): f;<built-in function linear>;aten::linear;aten::t 0.001
-ProfilerStep#1;t.py(3): f;aten::mm 25
-ProfilerStep#1;t.py(3): f;aten::mm;cudaLaunchKernel 5
+expect_stdout 0 "ProfilerStep* 17.5
+ProfilerStep*;cudaMemcpyAsync 2.5
+ProfilerStep*;t.py(3): f 30
+ProfilerStep*;t.py(3): f;<built-in function linear>;aten::linear 19.999
+ProfilerStep*;t.py(3): f;<built-in function linear>;aten::linear;aten::t 0.001
+ProfilerStep*;t.py(3): f;aten::mm 25
+ProfilerStep*;t.py(3): f;aten::mm;cudaLaunchKernel 5
 aten::add 10
 odd:name 1
 tab name 1" "self CPU time per stack: nesting by time, ties, Python frames above ops, ns decimals" \
@@ -39,15 +39,15 @@ then_stderr_contains "nest.json: 1 control characters in names read as spaces" "
 # GPU time: the kernel (correlation 1) under aten::mm (around its launch),
 # the copy under the step, the kernel whose launch is not in the trace under
 # its own root; gpu_user_annotation and cuda_sync are not GPU time.
-expect_stdout 0 "ProfilerStep#1;Memcpy HtoD (Pageable -> Device) 1.25
-ProfilerStep#1;t.py(3): f;aten::mm;gemm_kernel 7.5
+expect_stdout 0 "ProfilerStep*;Memcpy HtoD (Pageable -> Device) 1.25
+ProfilerStep*;t.py(3): f;aten::mm;gemm_kernel 7.5
 [launch not in trace];orphan 3" "--metric self_cuda_time_total: GPU ops charged to their launching stack by correlation" \
 	-- "$SF" --metric self_cuda_time_total "$here/nest.json"
-expect_stdout 0 "ProfilerStep#1 1.25
-ProfilerStep#1;t.py(3): f;aten::mm 7.5
+expect_stdout 0 "ProfilerStep* 1.25
+ProfilerStep*;t.py(3): f;aten::mm 7.5
 [launch not in trace] 3" "--no-kernel-frames: GPU time without the kernel leaf" \
 	-- "$SF" --metric self_cuda_time_total --no-kernel-frames "$here/nest.json"
-expect_stdout_contains 0 "main-1;ProfilerStep#1;t.py(3): f;aten::mm 25" "--threads: thread_name metadata at the root" \
+expect_stdout_contains 0 "main-1;ProfilerStep*;t.py(3): f;aten::mm 25" "--threads: thread_name metadata at the root" \
 	-- "$SF" --threads "$here/nest.json"
 then_stdout_contains "thread-2;aten::add 10" "--threads: a thread without a name"
 
@@ -83,6 +83,51 @@ printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "ti
  {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495519690.001, "dur": 1.998}]}' > "$T/ns.json"
 expect_stdout 0 "a 1.002
 a;b 1.998" "decimal ns times far from zero are exact (no double)" -- "$SF" "$T/ns.json"
+
+# ProfilerStep#N: merged as torch's key_averages merges them
+# ("ProfilerStep*"); --nvtx keeps each step apart (grouping by step).
+expect_stdout 0 "ProfilerStep#x 1
+ProfilerStep* 10
+ProfilerStep*;aten::mm 10" "ProfilerStep#N ranges merge into ProfilerStep* (key_averages' name)" -- "$SF" "$here/steps.json"
+expect_stdout 0 "ProfilerStep#7 6
+ProfilerStep#7;aten::mm 4
+ProfilerStep#8 4
+ProfilerStep#8;aten::mm 6
+ProfilerStep#x 1" "--nvtx: one root per ProfilerStep#N range" -- "$SF" --nvtx "$here/steps.json"
+
+# --table: torch's key_averages columns; a frame's calls are its own
+# events (aten::mm twice), CPU total its inclusive time, CUDA total the GPU
+# time launched below it, kernels their own rows.
+expect_stdout_contains 0 "aten::mm,10,47.62,10,47.62,5.000,2" "--table on a trace: calls are a frame's own events" \
+	-- "$SF" --table --format csv "$here/steps.json"
+then_stdout_contains "ProfilerStep*,10,47.62,20,95.24,10.000,2" "--table: ProfilerStep* once per step, CPU-only: no CUDA columns"
+expect_stdout_contains 0 "aten::mm,25,22.32,30,26.79,30.000,0,0.00,7.5,63.83,7.500,1" "--table: self and total CPU, CUDA total launched below an op" \
+	-- "$SF" -q --table --format csv "$here/nest.json"
+then_stdout_contains "gemm_kernel,0,0.00,0,0.00,0.000,7.5,63.83,7.5,63.83,7.500,1" "--table: a kernel's own row with its self CUDA time"
+then_stdout_contains "t.py(3): f,30,26.79,80,71.43,80.000,0,0.00,7.5,63.83,7.500,1" "--table: a Python frame's inclusive CPU and CUDA time"
+expect_stdout_contains 0 "Self CUDA time total: 11.750us" "--table text: torch's footer with CPU and CUDA totals" \
+	-- "$SF" -q --table "$here/nest.json"
+then_stdout_contains "Self CPU time total: 112.000us" "--table text: Self CPU time total = the roots' time"
+then_stdout_contains "Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls" "--table text: key_averages' header"
+
+# Calls on a real trace against a count of its events by name.
+begin
+"$SF" -q --table --limit 0 --format csv "$kineto/simple_add_a100.json.gz" |
+	awk -F, 'NR > 1 && $NF > 0 { print $1 "," $NF }' | sort > "$T/calls"
+python3 -c '
+import gzip, json, sys, collections
+cats = {"cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver",
+        "kernel", "gpu_memcpy", "gpu_memset"}
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+n = collections.Counter(e["name"].replace(";", ":") for e in ev if e.get("ph") == "X" and e.get("cat") in cats)
+for k, v in n.items():
+    if "," not in k and "\"" not in k:
+        print("%s,%d" % (k, v))
+' "$kineto/simple_add_a100.json.gz" | sort > "$T/want"
+grep -v '"' "$T/calls" | grep -v '^[^,]*,[^,]*,' > "$T/got"
+cmp -s "$T/got" "$T/want" || problem "calls differ: $(diff "$T/want" "$T/got" | head -5 | tr '\n' '|')"
+[ -s "$T/want" ] || problem "no events counted"
+finish "simple_add (A100) --table: # of Calls per name = its events in the trace"
 
 # Real traces: the sums, exactly.
 sum_check() { # FILE: self CPU and GPU time against sums.py
