@@ -142,12 +142,15 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		struct fk_stacks *gpu_into = !o->table || !fk_tableview_wants_gpu(tv.metric) ? NULL
 					     : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
+		char tag[48] = "";
+		read.tag = tag;
+		read.tag_size = sizeof tag;
 		if (fk_stackfold_load(inputs[i], &read, into, gpu_into, &tv.capture, d) != FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
 		if (status == FK_EXIT_OK && transform) {
-			fo.root = o->tag_files ? fk_input_display_name(inputs[i]) : NULL;
+			fo.root = !o->tag_files ? NULL : *tag ? tag : fk_input_display_name(inputs[i]);
 			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
 			if (st == FK_STACKS_OK && o->table)
 				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);

@@ -30,6 +30,10 @@ struct fk_stackfold_read {
 	/* Set (when not NULL) by inputs whose stacks hold one line per event
 	 * of the leaf, zero values included (torch traces, for --table). */
 	bool *per_event;
+	/* Set (when not NULL) by inputs that name themselves for --tag-files:
+	 * a trace's rank ("rank 3", from distributedInfo); left "" otherwise. */
+	char *tag;
+	size_t tag_size;
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu

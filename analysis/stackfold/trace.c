@@ -1,6 +1,8 @@
 /* trace.c - stackfold's reading of traces (see trace.h). */
 #include "analysis/stackfold/trace.h"
 
+#include <stdio.h>
+
 #include "analysis/trace/fold.h"
 
 enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct fk_stackfold_read *o,
@@ -35,6 +37,8 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 		fo.gpu = true;
 		ok = fk_trace_fold(&t, &fo, gpu, in->name, d);
 	}
+	if (o->tag && o->tag_size && t.info.has_rank)
+		snprintf(o->tag, o->tag_size, "rank %lld", (long long)t.info.rank);
 	if (ok && t.clipped)
 		fk_diag_note(d, "%s: %llu events ended after the event around them: cut at its end",
 			     in->name, (unsigned long long)t.clipped);

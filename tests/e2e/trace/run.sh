@@ -129,6 +129,13 @@ cmp -s "$T/got" "$T/want" || problem "calls differ: $(diff "$T/want" "$T/got" | 
 [ -s "$T/want" ] || problem "no events counted"
 finish "simple_add (A100) --table: # of Calls per name = its events in the trace"
 
+# --tag-files: a trace's rank (distributedInfo) names its stacks; a trace
+# without one, its file.
+expect_stdout_contains 0 "rank 1;ProfilerStep*;t.py(3): f;aten::mm 25" "--tag-files: a trace with a rank is tagged \"rank N\"" \
+	-- "$SF" -q --tag-files "$here/nest.json" "$here/legacy.json" "$kineto/simple_add_a100.json.gz"
+then_stdout_contains "$here/legacy.json;aten::mm 3" "--tag-files: a trace without distributedInfo is tagged by its file name"
+then_stdout_contains "rank 0;[param|cuda] 134157" "--tag-files: the A100 trace is rank 0"
+
 # Real traces: the sums, exactly.
 sum_check() { # FILE: self CPU and GPU time against sums.py
 	want=$(python3 "$here/sums.py" "$1") || { problem "sums.py failed on $1"; return; }
