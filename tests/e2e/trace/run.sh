@@ -136,6 +136,26 @@ expect_stdout_contains 0 "rank 1;ProfilerStep*;t.py(3): f;aten::mm 25" "--tag-fi
 then_stdout_contains "$here/legacy.json;aten::mm 3" "--tag-files: a trace without distributedInfo is tagged by its file name"
 then_stdout_contains "rank 0;[param|cuda] 134157" "--tag-files: the A100 trace is rank 0"
 
+# memtimeline: [memory] events, by address and device, in time order
+# (mem.json is written out of order), times from baseTimeNanoseconds; a
+# free of an address never allocated in the trace was live before it.
+# By hand: C (30) pre-existing; A 100 at 1 us, B 50 at 2 us, A freed at
+# 3.5 us, C freed at 4 us; 8 bytes on the host beside.
+expect_stdout_contains 0 "[[1001, 1001, 1002, 1003, 1004], [[0, 0, 0, 0, 0, 0, 0, 0, 30], [0, 0, 0, 0, 0, 0, 0, 0, 130], [0, 0, 0, 0, 0, 0, 0, 0, 180], [0, 0, 0, 0, 0, 0, 0, 0, 80], [0, 0, 0, 0, 0, 0, 0, 0, 50]]]" \
+	"memtimeline TRACE: the GPU's timeline by Addr, in time order, base time added" -- "$BUILD/memtimeline" "$here/mem.json"
+then_stderr_empty "memtimeline TRACE: no warning for a trace written out of time order"
+expect_stdout_contains 0 "peak:      180 B (180 bytes) at 0.001 ms" "memtimeline TRACE --summary: the peak" \
+	-- "$BUILD/memtimeline" --summary "$here/mem.json"
+then_stdout_contains "events:    5 (1 PREEXISTING, 2 CREATE, 0 INCREMENT_VERSION, 2 DESTROY)" "memtimeline TRACE: a free never allocated in the trace is PREEXISTING"
+expect_stdout_contains 0 "[[1002], [[0, 0, 0, 0, 0, 0, 0, 0, 8]]]" "memtimeline --device cpu TRACE: the host's events (Device Type 0)" \
+	-- "$BUILD/memtimeline" --device cpu "$here/mem.json"
+expect_stderr_contains 1 "nest.json: this trace has no [memory] events (torch.profiler.profile(profile_memory=True) records them)" \
+	"memtimeline on a trace without memory events: said plainly, exit 1" -- "$BUILD/memtimeline" "$here/nest.json"
+if [ -n "${HTA_DATA:-}" ] && [ -f "$HTA_DATA/df_index_resolver/df_index_resolver.json.gz" ]; then
+	expect_stdout_contains 0 "peak:      2.36 GiB (2532893696 bytes)" "HTA_DATA df_index_resolver: the peak = max Total Allocated less what was live before" \
+		-- "$BUILD/memtimeline" --summary "$HTA_DATA/df_index_resolver/df_index_resolver.json.gz"
+fi
+
 # Real traces: the sums, exactly.
 sum_check() { # FILE: self CPU and GPU time against sums.py
 	want=$(python3 "$here/sums.py" "$1") || { problem "sums.py failed on $1"; return; }
