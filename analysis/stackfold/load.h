@@ -27,6 +27,7 @@ struct fk_stackfold_read {
 	enum fk_cap_metric metric;
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
+	bool join_backward;          /* traces: backward ops under their forward op */
 	/* Set (when not NULL) by inputs whose stacks hold one line per event
 	 * of the leaf, zero values included (torch traces, for --table). */
 	bool *per_event;

@@ -20,6 +20,7 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 		.threads = o->capture.threads,
 		.every_event = gpu != NULL, /* a table: every event is a call */
 		.steps = o->capture.nvtx,
+		.join_backward = o->join_backward,
 	};
 	if (gpu) { /* a table: CPU (and CUDA) time columns, calls per event */
 		*two_metrics = true;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/trace/backward.h"
 #include "formats/grow.h"
 
 /* The paths of the nested CPU events, root first, interned once per
@@ -41,18 +42,28 @@ static const char *step_name(const char *name)
 	return "ProfilerStep*";
 }
 
-static bool build_paths(struct fk_trace *t, const struct fk_trace_fold_opts *o, struct paths *ps)
+/* link: NULL, or each event's forward op (--join-backward), whose path
+ * then replaces its parent's; order: the events in an order that puts
+ * every event after its parent (and its forward op), NULL for the nest's. */
+static bool build_paths(struct fk_trace *t, const struct fk_trace_fold_opts *o,
+			const uint32_t *link, const uint32_t *order, struct paths *ps)
 {
 	ps->of = malloc((t->ncpu ? t->ncpu : 1) * sizeof *ps->of);
 	if (!ps->of)
 		return false;
-	for (size_t i = 0; i < t->ncpu; i++) {
+	for (size_t i = 0; i < t->ncpu; i++)
+		ps->of[i] = FK_STRTAB_NONE;
+	for (size_t k = 0; k < t->ncpu; k++) {
+		size_t i = order ? order[k] : k;
 		const struct fk_trace_cpu *e = &t->cpu[i];
 		const char *name = fk_trace_name(t, e->name);
 		if (e->cat == FK_TCAT_USER_ANNOTATION && !o->steps)
 			name = step_name(name);
-		const struct fk_str *up = e->parent != FK_TRACE_NONE
-			? fk_strtab_get(&ps->tab, ps->of[e->parent]) : NULL;
+		uint32_t above = e->parent;
+		if (link && link[i] != FK_TRACE_NONE && ps->of[link[i]] != FK_STRTAB_NONE)
+			above = link[i];
+		const struct fk_str *up = above != FK_TRACE_NONE
+			? fk_strtab_get(&ps->tab, ps->of[above]) : NULL;
 		const struct fk_trace_thread *th = &t->threads[e->thread];
 		const char *tname = th->name != FK_TRACE_NONE ? fk_trace_name(t, th->name) : "thread";
 		size_t need = (up ? up->len : strlen(tname) + 24) + strlen(name) + 2;
@@ -161,7 +172,15 @@ bool fk_trace_fold(struct fk_trace *t, const struct fk_trace_fold_opts *o,
 		   struct fk_stacks *into, const char *name, struct fk_diag *d)
 {
 	struct paths ps = { 0 };
-	bool ok = fk_trace_nest(t) && build_paths(t, o, &ps);
+	uint32_t *link = NULL, *order = NULL;
+	bool ok = fk_trace_nest(t);
+	if (ok && o->join_backward && t->nflows) {
+		size_t joined;
+		link = fk_trace_backward_links(t, &joined);
+		order = link ? fk_trace_time_order(t) : NULL;
+		ok = order != NULL;
+	}
+	ok = ok && build_paths(t, o, link, order, &ps);
 	if (ok && o->gpu)
 		ok = fk_trace_link_launches(t) != SIZE_MAX && fold_gpu(t, o, &ps, into);
 	for (size_t i = 0; ok && !o->gpu && i < t->ncpu; i++) {
@@ -173,6 +192,8 @@ bool fk_trace_fold(struct fk_trace *t, const struct fk_trace_fold_opts *o,
 	if (!ok)
 		fk_diag_error(d, "%s: out of memory, or a sum past 64 bits", name);
 	fk_strtab_free(&ps.tab);
+	free(link);
+	free(order);
 	free(ps.of);
 	free(ps.buf);
 	return ok;

@@ -21,6 +21,8 @@ struct fk_trace_fold_opts {
 	bool every_event;       /* CPU events with no self time too (a table's calls) */
 	bool steps;             /* keep "ProfilerStep#N" apart; else "ProfilerStep*",
 				   as torch's key_averages merges them */
+	bool join_backward;     /* backward ops under their forward op's stack
+				   (fwdbwd flows), not under the autograd engine */
 };
 
 /* Adds the stacks to into, one line per CPU event with self time (or per

@@ -127,6 +127,12 @@ static bool on_event(void *ctx, const struct fk_trace_event *e)
 					.device = arg_or(e, FK_TARG_DEVICE, e->pid),
 					.name = name, .launch = FK_TRACE_NONE, .cat = (uint8_t)e->cat };
 		}
+	} else if ((e->ph == 's' || e->ph == 'f') && e->cat == FK_TCAT_FWDBWD && e->has_id &&
+		   e->has_ts) {
+		uint32_t th = thread_of(l, e->pid, e->tid);
+		ok = th != FK_TRACE_NONE && FK_GROW(t->flows, t->flows_cap, t->nflows + 1, 256);
+		if (ok)
+			t->flows[t->nflows++] = (struct fk_trace_flow){ e->id, e->ts_ns, th, e->ph == 's' };
 	} else if (e->ph == 'i' && strcmp(e->name, "[memory]") == 0) {
 		ok = add_memory(t, e);
 	} else if (e->ph == 'M' && strcmp(e->name, "thread_name") == 0 && *e->meta_name) {
@@ -165,5 +171,6 @@ void fk_trace_free(struct fk_trace *t)
 	free(t->gpu);
 	free(t->mem);
 	free(t->threads);
+	free(t->flows);
 	*t = (struct fk_trace){ 0 };
 }

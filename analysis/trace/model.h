@@ -48,6 +48,13 @@ struct fk_trace_mem {
 	bool has_addr;
 };
 
+struct fk_trace_flow { /* one end of a fwdbwd flow: forward op -> backward op */
+	uint64_t id;
+	int64_t ts;
+	uint32_t thread;
+	bool start;          /* "s": the forward op's end; "f": the backward op's */
+};
+
 struct fk_trace_thread {
 	int64_t pid, tid;
 	uint32_t name;       /* thread_name metadata; FK_TRACE_NONE */
@@ -63,6 +70,8 @@ struct fk_trace {
 	size_t nmem, mem_cap;
 	struct fk_trace_thread *threads;
 	size_t nthreads, threads_cap;
+	struct fk_trace_flow *flows;
+	size_t nflows, flows_cap;
 	struct fk_trace_info info;
 	uint64_t clipped;    /* CPU events cut to fit their parent (nest.c) */
 	bool nested;

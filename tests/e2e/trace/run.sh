@@ -156,6 +156,28 @@ if [ -n "${HTA_DATA:-}" ] && [ -f "$HTA_DATA/df_index_resolver/df_index_resolver
 		-- "$BUILD/memtimeline" --summary "$HTA_DATA/df_index_resolver/df_index_resolver.json.gz"
 fi
 
+# --join-backward: MmBackward0 (thread 2) is aten::mm's backward (a fwdbwd
+# flow, id 7): under the forward op's stack, with what it calls and the GPU
+# time it launched; the autograd engine's own time stays where it was.
+expect_stdout 0 "autograd::engine::evaluate_function: MmBackward0 1.5
+t.py(5): step 2
+t.py(5): step;aten::mm 4
+t.py(5): step;aten::mm;MmBackward0 2
+t.py(5): step;aten::mm;MmBackward0;aten::mm 1
+t.py(5): step;aten::mm;MmBackward0;aten::mm;cudaLaunchKernel 1" "--join-backward: a backward op under its forward op's stack (fwdbwd flow)" \
+	-- "$SF" --join-backward "$here/bwd.json"
+expect_stdout 0 "t.py(5): step;aten::mm;MmBackward0;aten::mm;gemm_bwd 2" "--join-backward: GPU time of a backward op under the forward stack" \
+	-- "$SF" --join-backward --metric self_cuda_time_total "$here/bwd.json"
+expect_stdout_contains 0 "autograd::engine::evaluate_function: MmBackward0;MmBackward0;aten::mm 1" "without --join-backward: backward ops under the autograd engine" \
+	-- "$SF" "$here/bwd.json"
+expect_stdout_contains 0 "ProfilerStep*;aten::linear;aten::addmm;AddmmBackward0;aten::mm 58.21" "--join-backward on the MI250 trace: AddmmBackward0 under aten::addmm" \
+	-- "$SF" --join-backward "$kineto/mi250_minitoy.json.gz"
+begin
+a=$("$SF" -q "$kineto/mi250_minitoy.json.gz" | awk '{ s += $NF * 1000 } END { printf "%.0f", s }')
+b=$("$SF" -q --join-backward "$kineto/mi250_minitoy.json.gz" | awk '{ s += $NF * 1000 } END { printf "%.0f", s }')
+[ "$a" = "$b" ] || problem "--join-backward changes the total: $a ns, then $b ns"
+finish "--join-backward moves time between stacks, never changes the total"
+
 # Real traces: the sums, exactly.
 sum_check() { # FILE: self CPU and GPU time against sums.py
 	want=$(python3 "$here/sums.py" "$1") || { problem "sums.py failed on $1"; return; }
