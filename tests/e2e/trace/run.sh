@@ -194,6 +194,11 @@ if [ -n "${HTA_DATA:-}" ]; then
 		begin; sum_check "$f"; finish "HTA_DATA $f: sums"
 	done
 fi
+# The "done when": a GPU-time flame graph whose total is the
+# trace's GPU time (sums.py: 49816000 ns).
+gpu_svg() { "$SF" -q --metric self_cuda_time_total "$1" | "$BUILD/flamegraph" --countname us; }
+expect_stdout_contains 0 "<title>all (49,816 us, 100%)</title>" "simple_add: stackfold --metric self_cuda_time_total | flamegraph: the total is the trace's GPU time" \
+	-- gpu_svg "$kineto/simple_add_a100.json.gz"
 expect_stdout_contains 0 "aten::linear;aten::t;aten::transpose;aten::as_strided" "simple_add (A100): op stacks" \
 	-- "$SF" "$kineto/simple_add_a100.json.gz"
 expect_stdout_contains 0 "[launch not in trace];void at::native::vectorized_elementwise_kernel" "trace_compare_base: kernels whose launch the window cut" \
