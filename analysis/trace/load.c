@@ -155,9 +155,10 @@ bool fk_trace_load(struct fk_input *in, struct fk_trace *t, struct fk_diag *d)
 	struct loader l = { .t = t, .d = d, .name = in->name };
 	bool ok = fk_chrometrace_read(in, on_event, &l, &t->info, d);
 	free(l.slots);
+	/* Counted like bad lines: fatal under --strict. */
 	if (ok && t->info.skipped)
-		fk_diag_note(d, "%s: %llu events without the times their kind needs skipped",
-			     in->name, (unsigned long long)t->info.skipped);
+		ok = fk_diag_warn(d, "%s: %llu events without the times their kind needs skipped",
+				  in->name, (unsigned long long)t->info.skipped);
 	if (ok && t->info.control_chars)
 		fk_diag_note(d, "%s: %llu control characters in names read as spaces", in->name,
 			     (unsigned long long)t->info.control_chars);

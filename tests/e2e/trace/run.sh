@@ -78,6 +78,12 @@ printf '{"traceEvents": [{"name": "a", "ph": "X", "cat": "cpu_op", "pid": 1, "ti
 expect_stderr_contains 1 "cut.json.gz: byte 97: malformed JSON (parse error: premature EOF)" "a trace cut short (gzipped): the byte it ends at" \
 	-- "$SF" "$T/cut.json.gz"
 
+# An event without its duration: skipped and counted like a bad line.
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1}, {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}' > "$T/skip.json"
+expect_stdout 0 "b 2" "an X event without dur: skipped, the others read" -- "$SF" "$T/skip.json"
+then_stderr_contains "skip.json: 1 events without the times their kind needs skipped" "an X event without dur: counted and said"
+expect_stderr_contains 1 "skip.json: 1 events without the times" "--strict: an event without its times is an error" -- "$SF" --strict "$T/skip.json"
+
 # Decimal ns times against integer us: the same trace both ways.
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1712195495519689.0, "dur": 3.000},
  {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1712195495519690.001, "dur": 1.998}]}' > "$T/ns.json"
