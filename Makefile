@@ -182,7 +182,9 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz out
 
-# Installs what is missing, and only that. Not root: print the command.
+# Installs what is missing, and only that; waits up to 10 minutes for
+# another apt holding the dpkg lock. Not root: print the command.
+DEPS_RETRY_SECONDS ?= 10
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
@@ -190,8 +192,12 @@ deps:
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  echo "make deps: installing$$missing"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  tries=0; until DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q; do \
+	    tries=$$((tries + 1)); [ $$tries -lt 60 ] || exit 1; \
+	    echo "make deps: apt is busy (another apt or dpkg?); trying again in $(DEPS_RETRY_SECONDS) s"; sleep $(DEPS_RETRY_SECONDS); \
+	  done; \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		--no-install-recommends $$missing; \
 	else \
 	  echo "make deps: missing Debian packages. Run:"; \
 	  echo "  sudo apt-get install -y$$missing"; exit 1; \

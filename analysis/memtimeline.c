@@ -44,6 +44,9 @@ static void usage(FILE *f)
 "      --leaks[=FILE]       the same for bytes created in the timeline and\n"
 "                           still live at its end\n"
 "\n"
+"Python frames in captures' stacks (as stackfold names them):\n"
+FK_PY_HELP
+"\n"
 "      --strict             a warning (see below) is an error\n"
 "  -q, --quiet              do not print warnings (they are still counted)\n"
 "  -h, --help               show this help\n"
@@ -59,9 +62,9 @@ static void usage(FILE *f)
 }
 
 enum { OPT_HTML = 256, OPT_JSON, OPT_RAW, OPT_DEVICE, OPT_SUMMARY, OPT_PEAK, OPT_LEAKS,
-       OPT_STRICT, OPT_VERSION };
+       OPT_STRICT, OPT_VERSION, OPT_PY /* + FK_PY_OPT_*: analysis/capture/pynames.h */ };
 
-static const struct option longopts[] = {
+static const struct option value_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "html", no_argument, NULL, OPT_HTML },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -74,8 +77,8 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
 };
+#define NVALUES (sizeof value_opts / sizeof value_opts[0])
 
 /* Whether the timeline is written, and that at most one output goes to
  * standard output: -1 when so, else the usage error's exit status. */
@@ -95,12 +98,23 @@ static int check_outputs(struct fk_memtimeline_opts *o)
 
 int main(int argc, char **argv)
 {
+	struct option longopts[NVALUES + FK_PY_NOPTS + 1];
+	memcpy(longopts, value_opts, sizeof value_opts);
+	fk_py_options(longopts + NVALUES, OPT_PY);
+	longopts[NVALUES + FK_PY_NOPTS] = (struct option){ 0 };
 	struct fk_memtimeline_opts o;
 	fk_memtimeline_opts_defaults(&o);
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		if (c >= OPT_PY && c < OPT_PY + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.python, c - OPT_PY, optarg);
+			if (wrong)
+				return fk_cli_usage_error(prog, "%s, not '%s'", wrong, optarg ? optarg : "");
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -143,7 +157,7 @@ int main(int argc, char **argv)
 			printf("memtimeline (flamekit) %s\n", FK_VERSION);
 			return FK_EXIT_OK;
 		default:
-			return fk_cli_usage_hint(prog);
+			return fk_cli_bad_option(prog, argv, "o:qh", longopts);
 		}
 	}
 	if (optind >= argc)

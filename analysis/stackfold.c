@@ -34,7 +34,14 @@ static void usage(FILE *f)
 "      --include REGEX      keep only stacks with a frame matching REGEX (PCRE;\n"
 "                           may be repeated: any of them)\n"
 "      --exclude REGEX      drop stacks with a frame matching REGEX (repeatable)\n"
-"      --tag-files          put each input's file name at the root of its stacks\n"
+"      --diff BEFORE AFTER  \"stack BEFORE_VALUE AFTER_VALUE\" lines for a\n"
+"                           differential flame graph, as difffolded.pl writes\n"
+"                           them, from any two inputs stackfold reads\n"
+"      --normalize          with --diff: BEFORE's values scaled to AFTER's total\n"
+"                           (difffolded.pl -n)\n"
+"      --strip-hex          every 0x... hex number made \"0x...\" (difffolded.pl -s)\n"
+"      --tag-files          put each input's name (basename, or the path parts\n"
+"                           that tell it from the others) at the root\n"
 "      --strip-addresses    drop run-specific addresses (torch's \"_at_0x7f..\",\n"
 "                           other 0x<6+ hex digits> become \"0x...\") so runs merge\n"
 "      --scale FACTOR       multiply every value by FACTOR (exact decimal)\n"
@@ -69,11 +76,12 @@ static void usage(FILE *f)
 "      --inline             inlined functions as frames of their own (\"_[i]\")\n"
 "      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
 "      --info               print each capture's summary (stackcap info) instead\n"
+FK_PY_HELP
 "\n"
 "perf script output (found by its look, or --input=perf), folded exactly as\n"
 "FlameGraph's stackcollapse-perf.pl folds it, with its options:\n"
 "      --input=KIND         every input's kind, not told from its first bytes:\n"
-"                           stacks, perf or capture (default auto)\n"
+"                           stacks, perf, capture or dtrace (default auto)\n"
 "      --pid, --tid         \"comm-pid\", \"comm-pid/tid\" root frames\n"
 "      --kernel, --jit, --all  _[k] on kernel frames, _[j] on JIT frames\n"
 "      --addrs              \"[module <address>]\" for unknown symbols\n"
@@ -104,6 +112,9 @@ static const struct {
 } flag_opts[] = {
 	{ "tag-files", OPT(tag_files), 0 },
 	{ "strip-addresses", OPT(strip_addresses), 0 },
+	{ "strip-hex", OPT(strip_hex), 0 },
+	{ "diff", OPT(diff), 0 },
+	{ "normalize", OPT(normalize), 0 },
 	{ "table", OPT(table), 0 },
 	{ "threads", OPT(read.capture.threads), 0 },
 	{ "no-kernel-frames", OPT(read.capture.no_kernel_frames), 0 },
@@ -119,6 +130,8 @@ static const struct {
 	{ "context", OPT(read.perf.context), 0 },
 };
 #define NFLAGS (sizeof flag_opts / sizeof flag_opts[0])
+/* The --python-* options (analysis/capture/pynames.h): PY_BASE + FK_PY_OPT_*. */
+#define PY_BASE 2000
 
 enum { OPT_SORT = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_SCALE, OPT_MIN, OPT_STRICT, OPT_VERSION,
        OPT_METRIC, OPT_INLINE, OPT_LINES, OPT_INFO, OPT_INPUT, OPT_EVENT, OPT_BY, OPT_LIMIT,
@@ -181,9 +194,11 @@ static int take_value(int c, const char *arg, struct fk_stackfold_opts *o, const
 	case OPT_INPUT:
 		o->read.kind_given = strcmp(arg, "auto") != 0;
 		if (!o->read.kind_given ||
-		    (fk_input_kind_parse(arg, &o->read.kind) && o->read.kind <= FK_KIND_CAPTURE))
+		    (fk_input_kind_parse(arg, &o->read.kind) &&
+		     (o->read.kind <= FK_KIND_CAPTURE || o->read.kind == FK_KIND_DTRACE)))
 			return 0;
-		return fk_cli_usage_error(prog, "--input: '%s' is not auto, stacks, perf or capture", arg);
+		return fk_cli_usage_error(prog, "--input: '%s' is not auto, stacks, perf, capture or dtrace",
+					  arg);
 	case OPT_EVENT: o->read.perf.event_filter = arg; return 0;
 	case OPT_BY:
 		*table_opts = true;
@@ -243,12 +258,13 @@ static int check_combination(struct fk_stackfold_opts *o, const char *sort, bool
 
 int main(int argc, char **argv)
 {
-	struct option longopts[NVALUES + NFLAGS + 1];
+	struct option longopts[NVALUES + NFLAGS + FK_PY_NOPTS + 1];
 	memcpy(longopts, value_opts, sizeof value_opts);
 	for (size_t i = 0; i < NFLAGS; i++)
 		longopts[NVALUES + i] = (struct option){ flag_opts[i].name, no_argument, NULL,
 							 FLAG_BASE + (int)i };
-	longopts[NVALUES + NFLAGS] = (struct option){ 0 };
+	fk_py_options(longopts + NVALUES + NFLAGS, PY_BASE);
+	longopts[NVALUES + NFLAGS + FK_PY_NOPTS] = (struct option){ 0 };
 
 	struct fk_stackfold_opts o;
 	fk_stackfold_opts_defaults(&o);
@@ -257,7 +273,14 @@ int main(int argc, char **argv)
 	const char *sort = NULL;
 	bool table_opts = false;
 	int c, status;
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		if (c >= PY_BASE && c < PY_BASE + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.read.capture.python, c - PY_BASE, optarg);
+			if (wrong)
+				return fk_cli_usage_error(prog, "%s, not '%s'", wrong, optarg ? optarg : "");
+			continue;
+		}
 		if (c >= FLAG_BASE && c < FLAG_BASE + (int)NFLAGS) {
 			char *base = (char *)&o;
 			*(bool *)(base + flag_opts[c - FLAG_BASE].field) = true;
@@ -274,6 +297,7 @@ int main(int argc, char **argv)
 			continue;
 		case OPT_LINES: o.read.capture.sym_flags |= FK_SYM_LINES; continue;
 		case OPT_INFO: o.read.info = stdout; continue;
+		case '?': return fk_cli_bad_option(prog, argv, "o:qh", longopts);
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackfold (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		}
@@ -284,6 +308,14 @@ int main(int argc, char **argv)
 		return status;
 	o.inputs = argv + optind;
 	o.ninputs = (size_t)(argc - optind);
+	if (o.diff && o.ninputs != 2)
+		return fk_cli_usage_error(prog, "--diff compares two inputs, BEFORE and AFTER (%zu given)",
+					  o.ninputs);
+	if (o.diff && (o.table || o.tag_files || o.read.info))
+		return fk_cli_usage_error(prog, "--diff writes folded text: not with --table, "
+					  "--tag-files or --info");
+	if (o.normalize && !o.diff)
+		return fk_cli_usage_error(prog, "--normalize scales --diff's BEFORE counts");
 	status = fk_stackfold_run(&o, &diag);
 	return status == FK_EXIT_USAGE ? fk_cli_usage_hint(prog) : status;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,10 +98,62 @@ static bool output_writable(const struct fk_launch_opts *o, struct fk_diag *d)
 	return false;
 }
 
+/* An executable regular file at path. */
+static bool is_program(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 && S_ISREG(st->st_mode) && access(path, X_OK) == 0;
+}
+
+/* Says, as a shell would, why PROGRAM cannot run, before anything is
+ * started: 0 when it can, else the shell's status (127 not found, 126
+ * found but not runnable). execvp's own errno says "Permission denied"
+ * for a directory. */
+static int program_status(const char *prog, struct fk_diag *d)
+{
+	struct stat st;
+	if (strchr(prog, '/')) {
+		if (stat(prog, &st) != 0) {
+			fk_diag_error(d, "%s: %s", prog, strerror(errno));
+			return 127;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fk_diag_error(d, "%s: is a directory, not a program", prog);
+			return 126;
+		}
+		if (!is_program(prog, &st)) {
+			fk_diag_error(d, "%s: not executable", prog);
+			return 126;
+		}
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	for (const char *dir = path && *path ? path : "/bin:/usr/bin"; dir;) {
+		const char *colon = strchr(dir, ':');
+		int len = colon ? (int)(colon - dir) : (int)strlen(dir);
+		char full[PATH_MAX];
+		if (snprintf(full, sizeof full, "%.*s/%s", len ? len : 1, len ? dir : ".", prog) <
+			    (int)sizeof full &&
+		    is_program(full, &st))
+			return 0;
+		dir = colon ? colon + 1 : NULL;
+	}
+	if (stat(prog, &st) == 0 && S_ISDIR(st.st_mode))
+		fk_diag_error(d, "%s: command not found (here, %s is a directory)", prog, prog);
+	else if (stat(prog, &st) == 0)
+		fk_diag_error(d, "%s: command not found in PATH (to run the one here: ./%s)", prog,
+			      prog);
+	else
+		fk_diag_error(d, "%s: command not found", prog);
+	return 127;
+}
+
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 {
 	if (!output_writable(o, d))
 		return FK_EXIT_USAGE;
+	int status = program_status(o->argv[0], d);
+	if (status != 0)
+		return status;
 	char shim[PATH_MAX];
 	if (!find_shim(shim, sizeof shim)) {
 		fk_diag_error(d, "libstackcap.so not found beside %s or in ../lib/flamekit "

@@ -498,8 +498,8 @@ __attribute__((destructor)) static void shim_stop(void)
 			timer_delete(ts->timer);
 			ts->has_timer = false;
 		}
-	/* This thread's unsampled time; other live threads' are not known here
-	 * (their rings are their own). */
+	/* This thread's unsampled time; other live threads' are charged by
+	 * the writer's last cycle (their rings are their own). */
 	if (shim_thread)
 		charge_unsampled(shim_thread);
 	cupti_stop();

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 "  STACKCAP_FOLLOW=0 (%%p in STACKCAP_OUTPUT becomes the process id)\n"
 "\n"
 "Exit status: PROGRAM's (128+N when a signal N ended it); 2 usage error;\n"
-"127 when PROGRAM cannot be run.\n");
+"127 when PROGRAM is not found, 126 when it is a directory or not executable.\n");
 }
 
 static int info(int argc, char **argv)
@@ -100,6 +100,7 @@ int main(int argc, char **argv)
 	o.self = argv[0];
 	int c;
 	/* '+': options end at PROGRAM, whose own options are its own. */
+	opterr = 0; /* fk_cli_bad_option says it once */
 	while ((c = getopt_long(argc, argv, "+o:F:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
 		case OPT_NO_FOLLOW: o.follow = false; break;
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("stackcap (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
-		default: return fk_cli_usage_error(prog, "unknown or incomplete option");
+		default: return fk_cli_bad_option(prog, argv, "+o:F:h", longopts);
 		}
 	}
 	if (optind >= argc)

@@ -297,6 +297,47 @@ static void put_clock(struct fk_cap_buf *b)
 	fk_cap_put_uvarint(b, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec);
 }
 
+/* A thread's CPU clock by tid: Linux's MAKE_THREAD_CPUCLOCK(tid,
+ * CPUCLOCK_SCHED), what pthread_getcpuclockid() returns (the kernel reads
+ * it only for threads of this process). */
+static clockid_t thread_cpu_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+/* At the end, threads still running have CPU time no sample stands for
+ * (their timers are gone, and their rings are theirs to write): charged
+ * here straight into the SAMPLES payload, as "[unsampled]" under each
+ * one's last sampled stack, as charge_unsampled does for a thread that
+ * exits. Their last signal may still be running: only plain reads, and a
+ * stack that may be torn is still a stack. */
+static void charge_live_threads(struct cycle *c)
+{
+	uint64_t period = shim_cfg.hz && shim_cfg.signal > 0 ? 1000000000u / shim_cfg.hz : 0;
+	for (struct thread_state *ts = shim_threads(); period && ts; ts = ts->next) {
+		struct timespec cpu;
+		if (ts == shim_thread || atomic_load(&ts->dead) ||
+		    clock_gettime(thread_cpu_clock(ts->tid), &cpu) != 0)
+			continue;
+		uint64_t ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+		uint64_t ticks = (ns + period / 2) / period, had = ts->ticks;
+		if (ticks <= had)
+			continue;
+		uint64_t ips[MAX_FRAMES];
+		uint32_t n = ts->last_n < MAX_FRAMES - 1 ? ts->last_n : MAX_FRAMES - 1;
+		ips[0] = SHIM_IP_UNSAMPLED;
+		memcpy(ips + 1, ts->last_ips, n * sizeof *ips);
+		uint64_t t = shim_now_ns(), left = ticks - had;
+		fk_cap_put_uvarint(&c->samples, (uint64_t)ts->tid);
+		fk_cap_put_uvarint(&c->samples, intern_stack(&c->stacks, ips, n + 1));
+		fk_cap_put_uvarint(&c->samples, left > UINT32_MAX ? UINT32_MAX : left);
+		fk_cap_put_svarint(&c->samples, (int64_t)(t - c->t_samples));
+		c->t_samples = t;
+		c->nsamples++;
+		ts->ticks = ticks;
+	}
+}
+
 static void cycle(bool final)
 {
 	struct cycle c = { 0 };
@@ -343,6 +384,8 @@ static void cycle(bool final)
 		}
 		prev = ts;
 	}
+	if (final)
+		charge_live_threads(&c);
 	total_samples += c.nsamples;
 	total_allocs += c.nallocs;
 	/* GPU records completed so far, and CUPTI's state when it changed. */

@@ -67,6 +67,27 @@ const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len)
 	return p;
 }
 
+static const uint8_t *get_text(struct fk_cap_cursor *c, size_t *len)
+{
+	const uint8_t *p = fk_cap_get_bytes(c, len);
+	if (*len && memchr(p, 0, *len))
+		c->bad = true; /* names are C strings once read */
+	return p;
+}
+
+bool fk_cap_get_pyframe(struct fk_cap_cursor *c, struct fk_cap_pyframe *f)
+{
+	f->id = fk_cap_get_uvarint(c);
+	f->file = get_text(c, &f->file_len);
+	f->qualname = get_text(c, &f->qualname_len);
+	f->name = get_text(c, &f->name_len);
+	f->first_line = fk_cap_get_uvarint(c);
+	f->line = fk_cap_get_uvarint(c);
+	if (f->id == 0 || f->id >= FK_CAP_IP_PYTHON)
+		c->bad = true;
+	return !c->bad;
+}
+
 /* ---- whole file in memory ---- */
 
 struct whole {
@@ -154,26 +175,26 @@ static bool read_header(const struct whole *w, const char *name, struct fk_cap_h
 {
 	const uint8_t *p = w->p;
 	if (w->len < 8 || memcmp(p, FK_CAP_MAGIC, 8) != 0) {
-		fk_diag_error_at(d, "%s: not a stackcap capture (no %s header)", name, FK_CAP_MAGIC);
+		fk_diag_error(d, "%s: not a stackcap capture (no %s header)", name, FK_CAP_MAGIC);
 		return false;
 	}
 	if (w->len < FK_CAP_HEADER_SIZE) {
-		fk_diag_error_at(d, "%s: truncated capture header (%zu bytes)", name, w->len);
+		fk_diag_error(d, "%s: truncated capture header (%zu bytes)", name, w->len);
 		return false;
 	}
 	if (rd32(p + 56) != (uint32_t)crc32(0, p, 56)) {
-		fk_diag_error_at(d, "%s: damaged capture header (CRC mismatch)", name);
+		fk_diag_error(d, "%s: damaged capture header (CRC mismatch)", name);
 		return false;
 	}
 	h->version = rd32(p + 8);
 	if (h->version != FK_CAP_VERSION) {
-		fk_diag_error_at(d, "%s: capture format version %u, this flamekit reads %u", name,
-				 h->version, FK_CAP_VERSION);
+		fk_diag_error(d, "%s: capture format version %u, this flamekit reads %u", name,
+			      h->version, FK_CAP_VERSION);
 		return false;
 	}
 	if (rd32(p + 12) != FK_CAP_HEADER_SIZE) {
-		fk_diag_error_at(d, "%s: capture header size %u, version %u has %u", name,
-				 rd32(p + 12), h->version, FK_CAP_HEADER_SIZE);
+		fk_diag_error(d, "%s: capture header size %u, version %u has %u", name,
+			      rd32(p + 12), h->version, FK_CAP_HEADER_SIZE);
 		return false;
 	}
 	h->pid = rd32(p + 16);

@@ -180,4 +180,16 @@ int64_t fk_cap_get_svarint(struct fk_cap_cursor *c);
 /* A string or byte run: its bytes (not NUL-terminated) and length. */
 const uint8_t *fk_cap_get_bytes(struct fk_cap_cursor *c, size_t *len);
 
+/* One FK_CAP_PYFRAMES record, pointing into the payload (strings are not
+ * NUL-terminated). */
+struct fk_cap_pyframe {
+	uint64_t id;                   /* 1 .. 2^63-1: the low bits of FK_CAP_IP_PYTHON */
+	const uint8_t *file, *qualname, *name; /* co_filename, co_qualname, co_name */
+	size_t file_len, qualname_len, name_len;
+	uint64_t first_line, line;     /* co_firstlineno; the line being run (0: unknown) */
+};
+/* Decodes the next PYFRAMES record into f. false, with c->bad set, when it
+ * is cut short or invalid: id 0, an id past 63 bits, a NUL in a string. */
+bool fk_cap_get_pyframe(struct fk_cap_cursor *c, struct fk_cap_pyframe *f);
+
 #endif

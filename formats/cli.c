@@ -2,6 +2,7 @@
 #include "formats/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -38,6 +39,39 @@ int fk_cli_usage_error(const char *prog, const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return fk_cli_usage_hint(prog);
+}
+
+int fk_cli_bad_option(const char *prog, char *const argv[], const char *shortopts,
+		      const struct option *longopts)
+{
+	/* getopt left optopt 0 for an unknown or ambiguous long option, the
+	 * option's letter or value when its value is missing, and the letter
+	 * of an unknown short option. */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (optopt > 0 && optopt < 256 && !strchr(shortopts, optopt))
+		return fk_cli_usage_error(prog, "unknown option '-%c'", optopt);
+	if (optopt == 0) {
+		const char *name = word + strspn(word, "-");
+		size_t n = strcspn(name, "="); /* --name=value: the name */
+		char matches[256] = "";
+		size_t nmatch = 0, used = 0;
+		for (const struct option *o = longopts; o && o->name; o++)
+			if (n > 0 && strncmp(o->name, name, n) == 0 && used < sizeof matches) {
+				used += (size_t)snprintf(matches + used, sizeof matches - used, "%s--%s",
+							 nmatch ? ", " : "", o->name);
+				nmatch++;
+			}
+		if (nmatch > 1)
+			return fk_cli_usage_error(prog, "ambiguous option '%.*s' (%s)",
+						  (int)(name - word + n), word, matches);
+		return fk_cli_usage_error(prog, "unknown option '%.*s'", (int)(name - word + n), word);
+	}
+	if (word[0] == '-' && strchr(word, '=')) /* --flag=value */
+		return fk_cli_usage_error(prog, "option '%.*s' takes no value",
+					  (int)strcspn(word, "="), word);
+	if (optopt < 256 && word[0] == '-' && word[1] != '-')
+		return fk_cli_usage_error(prog, "option '-%c' needs a value", optopt);
+	return fk_cli_usage_error(prog, "option '%s' needs a value", word);
 }
 
 bool fk_cli_num(const char *s, struct fk_num *out)

@@ -24,6 +24,14 @@ int fk_cli_usage_hint(const char *prog);
 int fk_cli_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A getopt '?' (run with opterr = 0, so getopt says nothing): one line
+ * naming the option, unknown, ambiguous (with its candidates) or missing
+ * its value, and the hint; returns FK_EXIT_USAGE. shortopts and longopts:
+ * what getopt was given. */
+struct option;
+int fk_cli_bad_option(const char *prog, char *const argv[], const char *shortopts,
+		      const struct option *longopts);
+
 /* Parses an exact non-negative decimal option value. */
 bool fk_cli_num(const char *s, struct fk_num *out);
 /* Parses a double (finite); false on junk. */

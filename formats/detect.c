@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/capture.h"
+#include "formats/dtrace.h"
 
 static const char *skip_space(const char *p, const char *end)
 {
@@ -92,7 +93,9 @@ enum fk_input_kind fk_detect(const char *p, size_t n)
 	enum fk_input_kind k = json_kind(p, p + n);
 	if (k != FK_KIND_STACKS)
 		return k;
-	return looks_like_perf(p, p + n) ? FK_KIND_PERF : FK_KIND_STACKS;
+	if (looks_like_perf(p, p + n))
+		return FK_KIND_PERF;
+	return fk_dtrace_detect(p, n) ? FK_KIND_DTRACE : FK_KIND_STACKS;
 }
 
 static const struct {
@@ -104,6 +107,7 @@ static const struct {
 	[FK_KIND_TORCH_MEMORY] = { "torch-memory", "a torch memory timeline" },
 	[FK_KIND_CHROME_TRACE] = { "chrome-trace", "a Chrome/Kineto trace" },
 	[FK_KIND_JSON] = { "json", "a JSON document of no known kind" },
+	[FK_KIND_DTRACE] = { "dtrace", "DTrace stacks (stackcollapse.pl's input)" },
 };
 
 const char *fk_input_kind_name(enum fk_input_kind k)

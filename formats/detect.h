@@ -17,6 +17,7 @@ enum fk_input_kind {
 	FK_KIND_TORCH_MEMORY,  /* torch's raw memory timeline (formats/TORCHMEM.md) */
 	FK_KIND_CHROME_TRACE,  /* a Chrome / Kineto trace (JSON) */
 	FK_KIND_JSON,          /* some other JSON document */
+	FK_KIND_DTRACE,        /* DTrace/SystemTap stacks (stackcollapse.pl's input) */
 };
 
 /* How many decoded bytes fk_input_open peeks at (at least; less when the
@@ -28,7 +29,8 @@ enum fk_input_kind {
  * stack text: its reader then says which lines it could not read. */
 enum fk_input_kind fk_detect(const char *p, size_t n);
 
-/* "stacks", "perf", "capture", "torch-memory", "chrome-trace", "json". */
+/* "stacks", "perf", "capture", "torch-memory", "chrome-trace", "json",
+ * "dtrace". */
 const char *fk_input_kind_name(enum fk_input_kind k);
 /* What a user reads in a message: "a torch memory timeline", ... */
 const char *fk_input_kind_description(enum fk_input_kind k);

@@ -269,8 +269,8 @@ static bool read_sequential(struct fk_input *in, const struct fk_torchmem_sink *
 	if (ok && yajl_complete_parse(r.yajl) != yajl_status_ok) {
 		if (!r.failed) {
 			if (r.offset == 0)
-				fk_diag_error_at(d, "%s: empty input (a raw timeline is a JSON "
-						 "list, [] when empty)", name);
+				fk_diag_error(d, "%s: empty input (a raw timeline is a JSON "
+					      "list, [] when empty)", name);
 			else
 				syntax_error(&r, NULL, 0);
 		}

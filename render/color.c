@@ -19,7 +19,7 @@ double fk_rand_next(struct fk_rand *r)
 
 static const char *const palette_names[] = {
 	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green",
-	"blue", "aqua", "yellow", "purple", "orange",
+	"blue", "aqua", "yellow", "purple", "orange", "torchmem",
 };
 
 bool fk_palette_parse(const char *name, enum fk_palette *out)
@@ -40,7 +40,7 @@ const char *fk_palette_name(enum fk_palette p)
 const char *fk_palette_default_bg(enum fk_palette p)
 {
 	switch (p) {
-	case FK_PAL_MEM: return "green";
+	case FK_PAL_MEM: case FK_PAL_TORCHMEM: return "green";
 	case FK_PAL_IO: case FK_PAL_WAKEUP: case FK_PAL_CHAIN: return "blue";
 	case FK_PAL_RED: case FK_PAL_GREEN: case FK_PAL_BLUE: case FK_PAL_AQUA:
 	case FK_PAL_YELLOW: case FK_PAL_PURPLE: case FK_PAL_ORANGE: return "grey";
@@ -194,7 +194,8 @@ struct fk_rgb fk_color_of_name(enum fk_palette pal, enum fk_color_mode mode,
 	}
 	switch (resolve(pal, name, len)) {
 	case FK_PAL_HOT: return rgb(205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
-	case FK_PAL_MEM: return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
+	case FK_PAL_MEM:
+	case FK_PAL_TORCHMEM: return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
 	case FK_PAL_IO: { int x = 80 + (int)(60 * v1); return rgb(x, x, 190 + (int)(55 * v2)); }
 	case FK_PAL_RED: { int x = 50 + (int)(80 * v1); return rgb(200 + (int)(55 * v1), x, x); }
 	case FK_PAL_GREEN: { int x = 50 + (int)(60 * v1); return rgb(x, 200 + (int)(55 * v1), x); }

@@ -16,6 +16,8 @@ enum fk_palette {
 	FK_PAL_HOT, FK_PAL_MEM, FK_PAL_IO, FK_PAL_WAKEUP, FK_PAL_CHAIN, FK_PAL_JAVA,
 	FK_PAL_JS, FK_PAL_PERL, FK_PAL_RED, FK_PAL_GREEN, FK_PAL_BLUE, FK_PAL_AQUA,
 	FK_PAL_YELLOW, FK_PAL_PURPLE, FK_PAL_ORANGE,
+	FK_PAL_TORCHMEM, /* flamekit's: frames under a torch memory category root take
+			    its colour (render/flame.c); by name, mem's colours */
 };
 
 enum fk_color_mode {

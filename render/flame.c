@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "render/layout.h"
+#include "render/memcolors.h"
 #include "render/palette_map.h"
 #include "render/svg.h"
 
@@ -23,8 +24,16 @@ void fk_flame_opts_defaults(struct fk_flame_opts *o)
 
 /* Colours are computed once per name (they depend on the name only), except
  * in --random mode, where flamegraph.pl draws new ones for every frame. */
+/* A top frame named after a torch memory category (--colors torchmem). */
+struct category_span {
+	double start, end;
+	int category;
+};
+
 struct colorer {
 	const struct fk_flame_opts *o;
+	struct category_span *spans; /* by start; torchmem only */
+	size_t nspans;
 	struct fk_rgb *by_name;
 	uint8_t *known;
 	double maxdelta;
@@ -32,10 +41,62 @@ struct colorer {
 	struct fk_palette_map *map;
 };
 
+static int cmp_span(const void *a, const void *b)
+{
+	const struct category_span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The top frames named after torch memory categories, by start. */
+static bool find_category_spans(struct colorer *c, const struct fk_layout *L)
+{
+	c->spans = malloc((L->count ? L->count : 1) * sizeof *c->spans);
+	if (!c->spans)
+		return false;
+	for (size_t i = 0; i < L->count; i++) {
+		const struct fk_frame *f = &L->frames[i];
+		const struct fk_str *name = fk_strtab_get(&L->names, f->name);
+		int cat = f->depth == 1 ? fk_mem_category_of_name(name->p, name->len) : -1;
+		if (cat >= 0)
+			c->spans[c->nspans++] = (struct category_span){ f->start, f->end, cat };
+	}
+	qsort(c->spans, c->nspans, sizeof *c->spans, cmp_span);
+	return true;
+}
+
+/* A frame under a category: the category's colour over white, fainter
+ * with depth (so labels stay readable), a little varied by name so that
+ * neighbours differ. false when the frame is under no category. */
+static bool category_color(const struct colorer *c, const struct fk_frame *f,
+			   const struct fk_str *name, struct fk_rgb *out)
+{
+	size_t lo = 0, hi = c->nspans;
+	while (lo < hi) { /* the last span starting at or before the frame */
+		size_t mid = (lo + hi) / 2;
+		if (c->spans[mid].start <= f->start + 1e-9)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (f->depth == 0 || lo == 0 || f->end > c->spans[lo - 1].end + 1e-9)
+		return false;
+	unsigned rgb = fk_mem_category_colors[c->spans[lo - 1].category];
+	double jitter = 0.08 * (fk_namehash(name->p, name->len, false) - 0.5);
+	double a = 0.55 - 0.04 * (f->depth - 1) + jitter;
+	a = a < 0.2 ? 0.2 : a;
+	*out = (struct fk_rgb){ (uint8_t)(255 - a * (255 - (rgb >> 16 & 0xff)) + 0.5),
+				(uint8_t)(255 - a * (255 - (rgb >> 8 & 0xff)) + 0.5),
+				(uint8_t)(255 - a * (255 - (rgb & 0xff)) + 0.5) };
+	return true;
+}
+
 static struct fk_rgb frame_color(void *arg, const struct fk_layout *L, const struct fk_frame *f)
 {
 	struct colorer *c = arg;
 	const struct fk_str *name = fk_strtab_get(&L->names, f->name);
+	struct fk_rgb by_category;
+	if (c->spans && !f->has_delta && category_color(c, f, name, &by_category))
+		return by_category;
 	if (name->len == 2 && memcmp(name->p, "--", 2) == 0)
 		return (struct fk_rgb){ 160, 160, 160 };
 	if (name->len == 1 && name->p[0] == '-')
@@ -121,6 +182,8 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 		.map = o->consistent_palette ? &map : NULL,
 	};
 	fk_rand_seed(&c.rng, (uint32_t)time(NULL) ^ (uint32_t)getpid());
+	if (ok && o->palette == FK_PAL_TORCHMEM)
+		ok = find_category_spans(&c, &L);
 	if (ok && c.map) {
 		char err[200];
 		if (!fk_palette_map_load(&map, o->palette_file, err, sizeof err)) {
@@ -140,6 +203,7 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 	rep->omitted = L.omitted;
 	free(c.by_name);
 	free(c.known);
+	free(c.spans);
 	fk_palette_map_free(&map);
 	fk_layout_free(&L);
 	return ok ? FK_FLAME_OK : FK_FLAME_NOMEM;

@@ -24,6 +24,7 @@ struct fk_flame_opts {
 	double fontsize;       /* 12 */
 	double fontwidth;      /* 0.59: average glyph width / font size */
 	const char *countname; /* "samples" */
+	bool bytes;            /* --bytes: counts are bytes, shown in KiB/MiB/GiB too */
 	const char *nametype;  /* "Function:" */
 	enum fk_palette palette;     /* hot */
 	const char *bgcolors;  /* NULL: the palette's; yellow|blue|green|grey|#rrggbb */

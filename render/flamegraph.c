@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "analysis/capture/pynames.h"
 #include "formats/cli.h"
 #include "render/flamegraph_run.h"
 
@@ -17,6 +18,8 @@ static void usage(FILE *f)
 "Render folded stacks (\"frame;frame;leaf VALUE\", or \"stack BEFORE AFTER\" for a\n"
 "differential graph) as an interactive SVG. A drop-in for flamegraph.pl: the same\n"
 "options, defaults, geometry and colours. Reads FILEs (gzip or not) or stdin.\n"
+"A stackcap capture is folded first, as `stackfold FILE` folds it; what it lost\n"
+"is reported and marked in the subtitle and notes.\n"
 "\n"
 "  --title TEXT      change the title (default \"Flame Graph\"; \"Icicle Graph\"\n"
 "                    with --inverted, \"Flame Chart\" with --flamechart)\n"
@@ -29,9 +32,12 @@ static void usage(FILE *f)
 "  --fontsize NUM    font size (default 12)\n"
 "  --fontwidth NUM   average glyph width / font size, for label fitting (0.59)\n"
 "  --countname TEXT  count unit in tooltips (default \"samples\")\n"
+"  --bytes           counts are bytes: tooltips read \"6.04 MiB = 6,332,420 bytes\"\n"
 "  --nametype TEXT   prefix of the details line (default \"Function:\")\n"
 "  --colors PALETTE  hot (default), mem, io, wakeup, chain, java, js, perl, red,\n"
-"                    green, blue, aqua, yellow, purple, orange\n"
+"                    green, blue, aqua, yellow, purple, orange; torchmem: frames\n"
+"                    under a torch memory category (memtimeline --peak-stacks)\n"
+"                    in that category's plot colour\n"
 "  --bgcolors COLOR  yellow (default), blue, green, grey, or #rrggbb\n"
 "  --hash            colours keyed by a hash of the function name\n"
 "  --random          random colours\n"
@@ -44,8 +50,11 @@ static void usage(FILE *f)
 "  --factor NUM      multiply the counts shown in tooltips (default 1)\n"
 "  --total NUM       width of the whole graph in counts, when larger than the sum\n"
 "  --encoding ENC    declare this encoding in the XML header\n"
+"  --metric NAME     captures: what is drawn, as stackfold's --metric\n"
+FK_PY_HELP
+"                    (self_cpu_time_total by default, samples, alloc_bytes, ...)\n"
 "  -o, --output FILE write the SVG to FILE instead of standard output\n"
-"  --strict          the first bad input line is an error\n"
+"  --strict          the first bad input line, or a capture's loss, is an error\n"
 "  -q, --quiet       do not report bad lines\n"
 "  --help            show this help\n"
 "  --version         show the version\n"
@@ -54,14 +63,16 @@ static void usage(FILE *f)
 "the number of CPUs, at most 8); the result is the same for any N.\n"
 "\n"
 "Exit status: 0 success, 1 bad input (nothing to draw, unreadable input,\n"
-"--strict bad line), 2 usage error.\n");
+"--strict bad line or incomplete capture), 2 usage error.\n");
 }
 
 enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
 	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
 	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART, OPT_NEGATE,
-	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION,
+	OPT_NOTES, OPT_FACTOR, OPT_TOTAL, OPT_ENCODING, OPT_STRICT, OPT_VERSION, OPT_METRIC,
+	OPT_BYTES,
+	OPT_PY, /* FK_PY_NOPTS of them: keep last */
 };
 
 static const struct option longopts[] = {
@@ -74,6 +85,7 @@ static const struct option longopts[] = {
 	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
 	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
 	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "bytes", no_argument, NULL, OPT_BYTES },
 	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
@@ -88,6 +100,7 @@ static const struct option longopts[] = {
 	{ "factor", required_argument, NULL, OPT_FACTOR },
 	{ "total", required_argument, NULL, OPT_TOTAL },
 	{ "encoding", required_argument, NULL, OPT_ENCODING },
+	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "output", required_argument, NULL, 'o' },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -156,7 +169,7 @@ static int set_value(int c, const char *arg, struct fk_flame_opts *o)
 	case OPT_NAMETYPE: o->nametype = arg; break;
 	case OPT_COLORS:
 		if (!fk_palette_parse(arg, &o->palette))
-			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)", arg);
+			return fk_cli_usage_error(prog, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange, torchmem)", arg);
 		break;
 	case OPT_BGCOLORS:
 		if (!valid_bgcolor(arg))
@@ -189,13 +202,25 @@ static int set_value(int c, const char *arg, struct fk_flame_opts *o)
 
 int main(int argc, char **argv)
 {
+	enum { NVALUES = sizeof longopts / sizeof longopts[0] - 1 };
+	struct option opts[NVALUES + FK_PY_NOPTS + 1];
+	memcpy(opts, longopts, NVALUES * sizeof *opts);
+	fk_py_options(opts + NVALUES, OPT_PY);
+	opts[NVALUES + FK_PY_NOPTS] = (struct option){ 0 };
 	struct fk_flamegraph_opts o;
 	fk_flamegraph_opts_defaults(&o);
 	bool hash = false, random = false;
 	struct fk_diag diag;
 	fk_diag_init(&diag, prog);
 	int c, status;
-	while ((c = getopt_long_only(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* fk_cli_bad_option says it once */
+	while ((c = getopt_long_only(argc, argv, "o:qh", opts, NULL)) != -1) {
+		if (c >= OPT_PY && c < OPT_PY + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.python, c - OPT_PY, optarg);
+			if (wrong)
+				return fk_cli_usage_error(prog, "%s, not '%s'", wrong, optarg ? optarg : "");
+			continue;
+		}
 		switch (c) {
 		case OPT_HASH: hash = true; break;
 		case OPT_RANDOM: random = true; break;
@@ -204,9 +229,18 @@ int main(int argc, char **argv)
 		case OPT_INVERTED: o.flame.inverted = true; break;
 		case OPT_FLAMECHART: o.flame.flamechart = true; break;
 		case OPT_NEGATE: o.flame.negate = true; break;
+		case OPT_METRIC:
+			o.metric_given = true;
+			if (!fk_cap_metric_parse(optarg, &o.metric))
+				return fk_cli_usage_error(prog, "--metric: '%s' is not self_cpu_time_total, "
+							  "samples, alloc_bytes, alloc_count, "
+							  "self_cuda_time_total or gpu_alloc_bytes", optarg);
+			break;
+		case OPT_BYTES: o.flame.bytes = true; break;
 		case 'o': o.output = optarg; break;
 		case OPT_STRICT: diag.strict = true; break;
 		case 'q': diag.quiet = true; break;
+		case '?': return fk_cli_bad_option(prog, argv, "o:qh", opts);
 		case 'h': usage(stdout); return FK_EXIT_OK;
 		case OPT_VERSION: printf("flamegraph (flamekit) %s\n", FK_VERSION); return FK_EXIT_OK;
 		default:

@@ -30,6 +30,7 @@ var init = (function () {
 	var byElement = new Map();
 	var framesEl, detailsEl, unzoomBtn, searchBtn, icBtn, matchedEl;
 	var searchTerm = null;  // current search term, or null
+	var unmatchedTerm = null; // the last term that matched nothing (for Ctrl-i)
 	var ignoreCase = false;
 	var started = false;
 
@@ -238,11 +239,14 @@ var init = (function () {
 		// depend on the original geometry only, which zooming leaves alone.
 	}
 
+	// Every label is fitted again, as flamegraph.pl's unzoom does: the
+	// root, drawn blank, then shows its name.
 	function resetZoom() {
 		for (var i = 0; i < frames.length; i++) {
 			var f = frames[i];
 			setState(f, "");
 			if (f.moved) restorePlace(f);
+			if (f.text) setLabel(f, fitLabel(f.name, f.w));
 		}
 		classOn(unzoomBtn, "hide", true);
 		updateUrl({ x: null, y: null });
@@ -287,7 +291,6 @@ var init = (function () {
 		if (f.text) {
 			if (f.textX !== null) f.text.setAttribute("x", f.textX);
 			f.text.removeAttribute("_orig_x");
-			setLabel(f, f.label);
 		}
 		f.moved = false;
 	}
@@ -328,8 +331,10 @@ var init = (function () {
 	function toggleIgnoreCase() {
 		ignoreCase = !ignoreCase;
 		classOn(icBtn, "show", ignoreCase);
-		// Re-run the current search under the new setting.
-		if (searchTerm !== null) search(searchTerm);
+		// Re-run the current search (or one that matched nothing) under
+		// the new setting.
+		var term = searchTerm !== null ? searchTerm : unmatchedTerm;
+		if (term !== null) search(term);
 	}
 
 	function search(term) {
@@ -343,6 +348,7 @@ var init = (function () {
 			return;
 		}
 		searchTerm = term;
+		unmatchedTerm = null;
 
 		var hits = [];
 		for (var i = 0; i < frames.length; i++) {
@@ -350,6 +356,13 @@ var init = (function () {
 			var hit = re.test(f.name);
 			if (hit) hits.push(f);
 			if (hit !== f.marked) mark(f, hit);
+		}
+		// No match shows nothing, as in flamegraph.pl; the term is kept
+		// for Ctrl-i to try again ignoring case.
+		if (!hits.length) {
+			clearSearch();
+			unmatchedTerm = term;
+			return;
 		}
 
 		classOn(searchBtn, "show", true);

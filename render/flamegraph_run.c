@@ -7,6 +7,8 @@
 
 #include "analysis/core/stackload.h"
 #include "analysis/core/transform.h"
+#include "analysis/stackfold/load.h"
+#include "formats/grow.h"
 #include "formats/input.h"
 #include "formats/outfile.h"
 
@@ -16,18 +18,63 @@ void fk_flamegraph_opts_defaults(struct fk_flamegraph_opts *o)
 	fk_flame_opts_defaults(&o->flame);
 }
 
-/* Folded stack text from path; other kinds are stackfold's to fold first. */
-static bool load_input(const char *path, struct fk_stacks *raw, struct fk_seq *seq,
+/* A capture folded as `stackfold FILE` folds it, then added as the lines
+ * stackfold would print, in its order (flame charts keep it), so that
+ * `flamegraph app.stackcap` draws what `stackfold app.stackcap | flamegraph`
+ * does. What the capture lost is appended to loss ("name: what; ..."). */
+static bool load_capture(struct fk_input *in, const struct fk_flamegraph_opts *o,
+			 struct fk_stacks *raw, struct fk_seq *seq, char *loss, size_t n,
+			 struct fk_diag *d)
+{
+	struct fk_stackfold_read read = { .metric_given = o->metric_given, .metric = o->metric };
+	read.capture.metric = o->metric;
+	read.capture.python = o->python;
+	struct fk_stackfold_found found;
+	struct fk_stacks folded = { 0 };
+	bool ok = fk_stackfold_load_input(in, &read, &folded, NULL, &found, d) == FK_INPUT_OK;
+	uint32_t *ids = ok ? fk_stacks_sorted(&folded, FK_ORDER_STACK) : NULL;
+	bool nomem = ok && !ids;
+	for (uint32_t i = 0; ids && !nomem && i < fk_stacks_count(&folded); i++) {
+		const struct fk_str *key = fk_strtab_get(&folded.keys, ids[i]);
+		struct fk_seq_item it = { .nvalues = 1, .value = folded.sums[ids[i]].value };
+		it.before = it.value;
+		nomem = fk_stacks_add(raw, key->p, key->len, it.before, it.value, 1, &it.stack) !=
+				FK_STACKS_OK ||
+			(seq && !FK_GROW(seq->items, seq->cap, seq->count + 1, 1024));
+		if (!nomem && seq)
+			seq->items[seq->count++] = it;
+	}
+	if (nomem) {
+		fk_diag_error(d, "out of memory");
+		ok = false;
+	}
+	size_t k = strlen(loss);
+	if (ok && found.loss[0] && k < n)
+		snprintf(loss + k, n - k, "%s%s: %s", k ? "; " : "", in->name, found.loss);
+	free(ids);
+	fk_stacks_free(&folded);
+	return ok;
+}
+
+/* One input: folded stack text, or a capture (folded first, as stackfold
+ * does); other kinds are stackfold's or memtimeline's. */
+static bool load_input(const char *path, const struct fk_flamegraph_opts *o,
+		       struct fk_stacks *raw, struct fk_seq *seq, char *loss, size_t n,
 		       struct fk_diag *d)
 {
 	struct fk_input in;
 	if (!fk_input_open(&in, path, d))
 		return false;
-	bool ok = in.kind == FK_KIND_STACKS;
-	if (!ok)
+	bool ok = false;
+	if (in.kind == FK_KIND_CAPTURE)
+		ok = load_capture(&in, o, raw, seq, loss, n, d);
+	else if (in.kind != FK_KIND_STACKS)
 		fk_diag_error(d, "%s: this is %s: fold it first (stackfold %s | flamegraph)",
 			      in.name, fk_input_kind_description(in.kind),
 			      strcmp(path, "-") == 0 ? "-" : path);
+	else if (o->metric_given)
+		fk_diag_error(d, "%s: --metric reads stackcap captures; the values of %s are "
+			      "what its producer wrote", in.name, fk_input_kind_description(in.kind));
 	else
 		ok = fk_load_stacktext_input(&in, raw, seq, d) == FK_INPUT_OK;
 	fk_input_close(&in);
@@ -36,14 +83,40 @@ static bool load_input(const char *path, struct fk_stacks *raw, struct fk_seq *s
 
 /* Loads every input; for flame charts the lines are kept in order too. */
 static int load_inputs(const struct fk_flamegraph_opts *o, struct fk_stacks *raw,
-		       struct fk_seq *seq, struct fk_diag *d)
+		       struct fk_seq *seq, char *loss, size_t n, struct fk_diag *d)
 {
 	if (o->ninputs == 0)
-		return load_input("-", raw, seq, d) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
+		return load_input("-", o, raw, seq, loss, n, d) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
 	for (size_t i = 0; i < o->ninputs; i++)
-		if (!load_input(o->inputs[i], raw, seq, d))
+		if (!load_input(o->inputs[i], o, raw, seq, loss, n, d))
 			return FK_EXIT_BAD_INPUT;
 	return FK_EXIT_OK;
+}
+
+/* A capture that lost something says so in what is drawn: a short mark in
+ * the subtitle (after the user's), the whole loss line in the notes (after
+ * the user's; an XML comment, so "--" is broken up). The strings are
+ * malloc'd into *subtitle and *notes; false when out of memory. */
+static bool mark_loss(struct fk_flame_opts *fo, const char *loss, char **subtitle, char **notes)
+{
+	static const char mark[] = "incomplete capture: see notes";
+	const char *sub = fo->subtitle ? fo->subtitle : "", *user = fo->notes ? fo->notes : "";
+	size_t sn = strlen(sub) + sizeof mark + 4, nn = strlen(user) + 2 * strlen(loss) + 32;
+	*subtitle = malloc(sn);
+	*notes = malloc(nn);
+	if (!*subtitle || !*notes)
+		return false;
+	snprintf(*subtitle, sn, *sub ? "%s (%s)" : "%s%s", sub, mark);
+	char *w = *notes + snprintf(*notes, nn, "%s%sincomplete capture: ", user, *user ? " " : "");
+	for (const char *p = loss; *p; p++) {
+		*w++ = *p;
+		if (p[0] == '-' && (p[1] == '-' || !p[1]))
+			*w++ = ' ';
+	}
+	*w = 0;
+	fo->subtitle = *subtitle;
+	fo->notes = *notes;
+	return true;
 }
 
 /* Rewrites *stacks into out with fo; seq and order (when given) follow the
@@ -93,10 +166,10 @@ static bool prepare(struct fk_stacks **stacks, struct fk_stacks *reversed, struc
 }
 
 /* Draws into the output file, then says what drawing found. */
-static int draw(const struct fk_flamegraph_opts *o, const struct fk_stacks *stacks,
-		const uint32_t *order, const struct fk_seq *seq, struct fk_diag *d)
+static int draw(const struct fk_flamegraph_opts *o, const struct fk_flame_opts *fo,
+		const struct fk_stacks *stacks, const uint32_t *order, const struct fk_seq *seq,
+		struct fk_diag *d)
 {
-	const struct fk_flame_opts *fo = &o->flame;
 	FILE *out = fk_outfile_fopen(o->output, d);
 	if (!out)
 		return FK_EXIT_BAD_INPUT;
@@ -126,8 +199,14 @@ int fk_flamegraph_run(const struct fk_flamegraph_opts *o, struct fk_diag *d)
 	struct fk_seq lines = { 0 };
 	struct fk_seq *seq = o->flame.flamechart ? &lines : NULL;
 	uint32_t *order = NULL;
-	int status = load_inputs(o, &raw, seq, d);
+	char loss[2048] = "", *subtitle = NULL, *notes = NULL;
+	int status = load_inputs(o, &raw, seq, loss, sizeof loss, d);
 	fk_diag_summary(d);
+	struct fk_flame_opts fo = o->flame;
+	if (status == FK_EXIT_OK && loss[0] && !mark_loss(&fo, loss, &subtitle, &notes)) {
+		fk_diag_error(d, "out of memory");
+		status = FK_EXIT_BAD_INPUT;
+	}
 
 	struct fk_stacks *stacks = &raw;
 	if (status == FK_EXIT_OK &&
@@ -137,8 +216,10 @@ int fk_flamegraph_run(const struct fk_flamegraph_opts *o, struct fk_diag *d)
 		status = FK_EXIT_BAD_INPUT;
 	}
 	if (status == FK_EXIT_OK)
-		status = draw(o, stacks, order, seq, d);
+		status = draw(o, &fo, stacks, order, seq, d);
 	free(order);
+	free(subtitle);
+	free(notes);
 	fk_seq_free(&lines);
 	fk_stacks_free(&raw);
 	fk_stacks_free(&reversed);

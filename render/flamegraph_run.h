@@ -3,6 +3,9 @@
  * (--reverse as lines are read, the chain palette's waker marks after
  * sorting), drawn, and written as one SVG.
  *
+ * A stackcap capture is folded first, as `stackfold` folds it; what it
+ * lost is reported, marked in the subtitle and written in the notes.
+ *
  * Owns: nothing beyond a call; the strings and input list in struct
  * fk_flamegraph_opts point at caller memory. Reports through the caller's
  * fk_diag (its strict and quiet settings apply); never prints otherwise.
@@ -13,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis/capture/model.h"
 #include "formats/diag.h"
 #include "render/flame.h"
 
@@ -22,6 +26,11 @@ struct fk_flamegraph_opts {
 	const char *output;         /* NULL or "-": standard output */
 	char *const *inputs;        /* paths, gzip or not; "-": standard input */
 	size_t ninputs;             /* 0: standard input */
+	/* stackcap captures are folded as stackfold folds them, for this
+	 * metric (--metric: metric_given; stack text then is an error). */
+	enum fk_cap_metric metric;  /* FK_METRIC_SELF_CPU */
+	bool metric_given;
+	struct fk_py_opts python;   /* --python-*: how a capture's Python frames read */
 };
 
 /* flamegraph.pl's defaults: fk_flame_opts_defaults(), standard input and

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "render/base64.h"
+#include "render/memcolors.h"
 #include "render/memplot.h"
 #include "render/xml.h"
 
@@ -29,7 +30,7 @@ static void bytes_cell(FILE *out, int64_t v)
 static void category_cell(FILE *out, unsigned c)
 {
 	fprintf(out, "<td><span class=\"sw\" style=\"background:#%06x\"></span>%s</td>",
-		fk_memplot_colors[c], fk_mem_category_names[c]);
+		fk_mem_category_colors[c], fk_mem_category_names[c]);
 }
 
 static void peak_table(FILE *out, const struct fk_mem_report *rep)
@@ -73,6 +74,9 @@ static void allocations_table(FILE *out, const struct fk_mem_timeline *tl,
 		category_cell(out, g->category);
 		if (g->first_t_ns == FK_MEM_NO_TIME)
 			fputs("<td>before the timeline</td>", out);
+		else if (g->last_t_ns != g->first_t_ns) /* a group made over a while */
+			fprintf(out, "<td class=\"n\">%.3f&#8211;%.3f</td>",
+				fk_mem_report_ms(rep, g->first_t_ns), fk_mem_report_ms(rep, g->last_t_ns));
 		else
 			fprintf(out, "<td class=\"n\">%.3f</td>", fk_mem_report_ms(rep, g->first_t_ns));
 		const struct fk_str *st = fk_mem_stack_text(tl, g->stack);
@@ -98,12 +102,16 @@ void fk_memhtml_write(FILE *out, const unsigned char *png, size_t png_len,
 		      const char *loss)
 {
 	char b[32];
-	/* torch's wrapper, byte for byte, with the report before </body>. */
-	fputs("<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline HTML</title>"
-	      "</head>\n<body>\n  <img src='data:image/png;base64,", out);
+	/* torch's wrapper, byte for byte, with the report before </body>; a
+	 * host heap's page says so in its title. */
+	bool host = tl->device && tl->count > 0 && tl->device[0] == FK_MEM_DEVICE_CPU;
+	fprintf(out, "<html>\n<head><meta charset=\"utf-8\" /><title>%s Memory Timeline HTML</title>"
+		"</head>\n<body>\n  <img src='data:image/png;base64,", host ? "Host" : "GPU");
 	fk_base64_write(out, png, png_len);
 	fputs("'>\n", out);
-	fputs("<style>#flamekit-report{font:14px sans-serif;margin:1em 2em}"
+	/* The 1600 px plot shrinks to a narrower window (torch's overflows). */
+	fputs("<style>img{max-width:100%;height:auto}"
+	      "#flamekit-report{font:14px sans-serif;margin:1em 2em}"
 	      "#flamekit-report td,#flamekit-report th{padding:2px 10px;text-align:left}"
 	      "#flamekit-report td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	      "#flamekit-report tr.total td{border-top:1px solid #888;font-weight:bold}"

@@ -17,18 +17,9 @@
 #include <string.h>
 
 #include "analysis/mem/coalesce.h"
+#include "render/memcolors.h"
 #include "formats/grow.h"
 
-const unsigned fk_memplot_colors[FK_MEM_NCAT] = {
-	0x006400, /* darkgreen: PARAMETER */
-	0xdaa520, /* goldenrod: OPTIMIZER_STATE */
-	0x000000, /* black: INPUT */
-	0x9370db, /* mediumpurple: TEMPORARY */
-	0xff0000, /* red: ACTIVATION */
-	0x0000cd, /* mediumblue: GRADIENT */
-	0x4169e1, /* royalblue: AUTOGRAD_DETAIL */
-	0x808080, /* grey: Unknown */
-};
 
 #define PT (80.0 / 72.0) /* pixels per point at 80 dpi */
 #define FONT "DejaVu Sans"
@@ -433,7 +424,7 @@ static void draw_legend(cairo_t *cr)
 		double top = y0 + pad + c * (row_h + gap);
 		double hx = x0 + pad, hy = top + (row_h - handle_h) / 2;
 		cairo_rectangle(cr, hx, hy, handle_w, handle_h);
-		set_rgb(cr, fk_memplot_colors[c], ALPHA);
+		set_rgb(cr, fk_mem_category_colors[c], ALPHA);
 		cairo_fill_preserve(cr);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
@@ -486,7 +477,7 @@ int fk_memplot_png(const struct fk_mem_timeline *tl, const char *title, unsigned
 	cairo_set_line_width(cr, EDGE_WIDTH);
 	for (int c = 0; c < FK_MEM_NCAT && s.rows > 0; c++) {
 		band_path(cr, &s, &xa, &ya, c);
-		set_rgb(cr, fk_memplot_colors[c], ALPHA);
+		set_rgb(cr, fk_mem_category_colors[c], ALPHA);
 		cairo_fill_preserve(cr);
 		cairo_stroke(cr);
 	}

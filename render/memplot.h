@@ -18,11 +18,9 @@
 
 #include "analysis/mem/events.h"
 
+/* The category colours: fk_mem_category_colors (render/memcolors.h). */
 #define FK_MEMPLOT_WIDTH 1600
 #define FK_MEMPLOT_HEIGHT 960
-
-/* The category colours (matplotlib's named colours torch uses), 0xRRGGBB. */
-extern const unsigned fk_memplot_colors[FK_MEM_NCAT];
 
 /* Draws the sorted, one-device timeline under title (lines separated by
  * '\n'). Returns 0 and the PNG in *png, or -1 (out of memory, or cairo

@@ -84,6 +84,27 @@ static int write_rows(const char *path, enum fk_memtimeline_format format, bool 
 
 enum report { SUMMARY, PEAK, LEAKS };
 
+/* What --leaks left out because a loss may explain it, in one line each. */
+static void note_unsure_leaks(const struct fk_memtimeline *m, const struct fk_diag *d)
+{
+	unsigned long long count = m->rep.unsure_count, bytes = m->rep.unsure_bytes;
+	if (m->tl.no_end)
+		fk_diag_note(d, "--leaks: a capture has no END chunk (killed, crashed or still "
+			     "running): the program's end is unknown, so no leak is certain; %llu "
+			     "allocations, %llu bytes, live where it stops are not reported as leaks",
+			     count, bytes);
+	else if (count)
+		fk_diag_note(d, "--leaks: %llu allocations, %llu bytes, live at the end were made "
+			     "before a loss: not reported as leaks", count, bytes);
+	if (m->rep.reused)
+		fk_diag_note(d, "--leaks: %llu allocations at an address still live: the free "
+			     "before each was lost, the earlier block is not reported as a leak",
+			     (unsigned long long)m->rep.reused);
+	if (m->tl.unmatched_frees)
+		fk_diag_note(d, "--leaks: %llu frees of blocks never seen allocated (made before "
+			     "the capture started, or lost)", (unsigned long long)m->tl.unmatched_frees);
+}
+
 static int write_report(const struct fk_memtimeline_out *r, enum report which,
 			const struct fk_memtimeline *m, struct fk_diag *d)
 {
@@ -96,8 +117,10 @@ static int write_report(const struct fk_memtimeline_out *r, enum report which,
 		fk_mem_write_summary(f, &m->rep, m->warnings, m->in.loss);
 	else if (which == PEAK)
 		fk_mem_write_live_stacks(f, &m->tl, m->rep.at_peak, m->rep.n_at_peak);
-	else
+	else {
 		fk_mem_write_live_stacks(f, &m->tl, m->rep.leaked, m->rep.n_leaked);
+		note_unsure_leaks(m, d);
+	}
 	return fk_outfile_fclose(f, r->path, d) ? FK_EXIT_OK : FK_EXIT_BAD_INPUT;
 }
 
@@ -124,7 +147,7 @@ int fk_memtimeline_run(const struct fk_memtimeline_opts *o, struct fk_diag *d)
 {
 	struct fk_memtimeline m;
 	int rc = FK_EXIT_BAD_INPUT;
-	if (fk_memtimeline_build(&m, o->inputs, o->ninputs, o->device, d))
+	if (fk_memtimeline_build(&m, o->inputs, o->ninputs, o->device, &o->python, d))
 		rc = fk_memtimeline_write(&m, o, d);
 	fk_memtimeline_free(&m);
 	return rc;

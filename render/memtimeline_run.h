@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "formats/diag.h"
+#include "analysis/capture/pynames.h"
 #include "analysis/mem/timeline.h"
 
 enum fk_memtimeline_format {
@@ -44,6 +45,7 @@ struct fk_memtimeline_opts {
 	struct fk_memtimeline_out summary; /* fk_mem_write_summary */
 	struct fk_memtimeline_out peak;    /* folded stacks live at the peak */
 	struct fk_memtimeline_out leaks;   /* folded stacks created and live at the end */
+	struct fk_py_opts python;          /* captures' Python frame names */
 };
 
 /* Every input, every device kept, the timeline as JSON on standard output. */

@@ -1,6 +1,7 @@
 /* stackfold_run.c - the stackfold command (see stackfold_run.h). */
 #include "render/stackfold_run.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,14 +63,41 @@ static const char *fold_failure(enum fk_stacks_status st)
 		       : "out of memory";
 }
 
+/* Whether the stacks read like torch's export_stacks: a frame "FILE.py(N):"
+ * (torch's Python frames, spaces made '_'). Looked for in the first stacks
+ * only: a table is cheap, but a look at every stack is not needed. */
+static bool torch_stacks(const struct fk_stacks *s)
+{
+	uint32_t n = fk_stacks_count(s) < 64 ? fk_stacks_count(s) : 64;
+	for (uint32_t id = 0; id < n; id++) {
+		const struct fk_str *k = fk_strtab_get(&s->keys, id);
+		for (const char *p = k->p, *end = k->p + k->len;
+		     (p = memmem(p, (size_t)(end - p), ".py(", 4)) != NULL; p += 4) {
+			const char *q = p + 4;
+			while (q < end && *q >= '0' && *q <= '9')
+				q++;
+			if (q > p + 4 && q + 1 < end && q[0] == ')' && q[1] == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
 static int write_table(const struct fk_stackfold_opts *o, const struct fk_tableview_opts *tv,
 		       const struct fk_stacks *result, const struct fk_stacks *gpu,
 		       struct fk_diag *d)
 {
 	int status = FK_EXIT_OK;
+	/* torch export_stacks without --metric: torch's own default metric,
+	 * self_cpu_time_total (us), as key_averages() shows it. */
+	struct fk_tableview_opts view = *tv;
+	if (!view.capture && !view.metric_given && torch_stacks(result)) {
+		view.metric_given = true;
+		view.metric = FK_METRIC_SELF_CPU;
+	}
 	FILE *out = fk_cli_open_output(d->prog, o->output);
 	char why[160];
-	int st = out ? fk_tableview_write(out, result, gpu, tv, why, sizeof why) : 1;
+	int st = out ? fk_tableview_write(out, result, gpu, &view, why, sizeof why) : 1;
 	if (st == 2) {
 		fk_diag_error(d, "%s", why);
 		status = FK_EXIT_USAGE;
@@ -106,16 +134,89 @@ static int write_folded(const struct fk_stackfold_opts *o, const struct fk_stack
 	return status;
 }
 
+/* The last `parts` components of path ("a/b/c.txt", 2: "b/c.txt"); the
+ * whole path when it has no more. */
+static const char *path_tail(const char *path, int parts)
+{
+	const char *p = path + strlen(path);
+	while (p > path) {
+		if (p[-1] == '/' && --parts == 0)
+			return p;
+		p--;
+	}
+	return path;
+}
+
+/* --tag-files' root frame for input i: the fewest trailing path
+ * components that tell it from every other input ("run1.txt", or
+ * "rank0/trace.json" beside "rank1/trace.json"), as a file name reads best
+ * at the root of a graph. */
+static const char *tag_name(char *const *inputs, size_t n, size_t i)
+{
+	const char *path = fk_input_display_name(inputs[i]);
+	for (int parts = 1;; parts++) {
+		const char *tail = path_tail(path, parts);
+		bool unique = true;
+		for (size_t j = 0; j < n && unique; j++)
+			unique = j == i || strcmp(path_tail(fk_input_display_name(inputs[j]), parts), tail) != 0;
+		if (unique || tail == path)
+			return tail;
+	}
+}
+
+#ifndef FK_U128_MAX /* TEMP until the 128-bit sums land */
+typedef unsigned __int128 fk_u128;
+#endif
+
+/* difffolded.pl -n: the BEFORE count scaled to the AFTER total, cut to an
+ * integer, computed as Perl computes int($c1 * $total2 / $total1): an exact
+ * integer product (while it fits 64 bits) divided as doubles unless the
+ * division is exact; doubles throughout otherwise (decimals, huge sums). */
+static struct fk_num normalized(struct fk_num c1, struct fk_num t1, struct fk_num t2)
+{
+	if (c1.scale == 0 && t1.scale == 0 && t2.scale == 0 && t1.mant > 0 &&
+	    (t2.mant == 0 || c1.mant <= UINT64_MAX / t2.mant)) {
+		fk_u128 p = c1.mant * t2.mant;
+		if (p % t1.mant == 0)
+			return (struct fk_num){ p / t1.mant, 0 };
+		return (struct fk_num){ (fk_u128)((double)p / (double)t1.mant), 0 };
+	}
+	double v = fk_num_to_double(c1) * fk_num_to_double(t2) / fk_num_to_double(t1);
+	return (struct fk_num){ v > 0 ? (fk_u128)v : 0, 0 };
+}
+
+/* --diff: "stack BEFORE AFTER" lines from the two folded sides (a stack
+ * missing from one side counts 0 there), as difffolded.pl writes them. */
+static enum fk_stacks_status diff_sides(struct fk_stacks *out, const struct fk_stacks side[2],
+					bool normalize)
+{
+	bool scale = normalize && fk_num_cmp(side[0].total, side[1].total) != 0 &&
+		     fk_num_cmp(side[0].total, (struct fk_num){ 0, 0 }) != 0;
+	struct fk_num zero = { 0, 0 };
+	for (int k = 0; k < 2; k++)
+		for (uint32_t id = 0; id < fk_stacks_count(&side[k]); id++) {
+			const struct fk_str *s = fk_strtab_get(&side[k].keys, id);
+			struct fk_num v = side[k].sums[id].value;
+			if (k == 0 && scale)
+				v = normalized(v, side[0].total, side[1].total);
+			enum fk_stacks_status st =
+				fk_stacks_add(out, s->p, s->len, k == 0 ? v : zero, k == 0 ? zero : v,
+					      2, NULL);
+			if (st != FK_STACKS_OK)
+				return st;
+		}
+	return FK_STACKS_OK;
+}
+
 int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 {
 	int status = FK_EXIT_OK;
 	struct fk_stackfold_read read = o->read;
 	struct fk_tableview_opts tv = o->tableview;
 	struct fk_fold_opts fo = { .strip_addresses = o->strip_addresses, .scaled = o->scaled,
-				   .scale = o->scale };
+				   .scale = o->scale, .strip_hex = o->strip_hex };
 	read.metric_given = o->tableview.metric_given;
 	read.metric = read.capture.metric;
-	read.per_event = &tv.per_event;
 	if (o->table) {
 		tv.metric = read.capture.metric;
 		read.capture.metric = fk_tableview_capture_metric(read.capture.metric);
@@ -126,13 +227,15 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		fk_regex_free(fo.include);
 		return status;
 	}
-	bool transform = fo.strip_addresses || fo.include || fo.exclude || fo.scaled || o->tag_files;
+	bool transform = fo.strip_addresses || fo.strip_hex || fo.include || fo.exclude ||
+			 fo.scaled || o->tag_files || o->diff;
 
 	static char *const stdin_only[] = { "-" };
 	char *const *inputs = o->ninputs ? o->inputs : stdin_only;
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
 
-	struct fk_stacks result = { 0 }, gpu = { 0 };
+	struct fk_stacks result = { 0 }, gpu = { 0 }, sides[2];
+	memset(sides, 0, sizeof sides);
 	struct fk_fold_stats stats = { 0 };
 	for (size_t i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
 		/* Tagged inputs are read one table each so the tag can differ;
@@ -142,16 +245,17 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		struct fk_stacks *gpu_into = !o->table || !fk_tableview_wants_gpu(tv.metric) ? NULL
 					     : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
-		char tag[48] = "";
-		read.tag = tag;
-		read.tag_size = sizeof tag;
-		if (fk_stackfold_load(inputs[i], &read, into, gpu_into, &tv.capture, d) != FK_INPUT_OK)
+		struct fk_stackfold_found found;
+		if (fk_stackfold_load(inputs[i], &read, into, gpu_into, &found, d) != FK_INPUT_OK)
 			status = FK_EXIT_BAD_INPUT;
 		else if (into->lines == lines_before)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
 		if (status == FK_EXIT_OK && transform) {
-			fo.root = !o->tag_files ? NULL : *tag ? tag : fk_input_display_name(inputs[i]);
-			enum fk_stacks_status st = fk_fold(&result, &one, &fo, &stats, NULL);
+			/* a trace names itself by its rank */
+			fo.root = !o->tag_files ? NULL : *found.tag ? found.tag : tag_name(inputs, ninputs, i);
+			/* --diff: each input folds on its own side */
+			struct fk_stacks *to = o->diff ? &sides[i] : &result;
+			enum fk_stacks_status st = fk_fold(to, &one, &fo, &stats, NULL);
 			if (st == FK_STACKS_OK && o->table)
 				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);
 			if (st != FK_STACKS_OK) {
@@ -159,10 +263,21 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 				status = FK_EXIT_BAD_INPUT;
 			}
 		}
+		tv.capture |= found.capture;
+		tv.per_event |= found.per_event;
 		fk_stacks_free(&one);
 		fk_stacks_free(&one_gpu);
 	}
 	fk_diag_summary(d);
+	if (status == FK_EXIT_OK && o->diff) {
+		enum fk_stacks_status st = diff_sides(&result, sides, o->normalize);
+		if (st != FK_STACKS_OK) {
+			fk_diag_error(d, "%s", fold_failure(st));
+			status = FK_EXIT_BAD_INPUT;
+		}
+	}
+	fk_stacks_free(&sides[0]);
+	fk_stacks_free(&sides[1]);
 
 	if (status == FK_EXIT_OK && o->table)
 		status = write_table(o, &tv, &result, &gpu, d);

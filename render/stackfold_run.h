@@ -26,6 +26,9 @@ struct fk_stackfold_opts {
 	const char *include[FK_STACKFOLD_MAX_PATTERNS], *exclude[FK_STACKFOLD_MAX_PATTERNS];
 	size_t ninclude, nexclude;
 	bool tag_files, strip_addresses, scaled;
+	bool strip_hex;           /* every 0x[0-9a-fA-F]+ -> 0x... (difffolded.pl -s) */
+	/* --diff: exactly two inputs, "stack BEFORE AFTER" (difffolded.pl) */
+	bool diff, normalize;     /* normalize: BEFORE scaled to AFTER's total (-n) */
 	struct fk_num scale;
 	/* --table instead of folded text */
 	bool table;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mem/events.h"
 #include "render/utf8.h"
 #include "render/xml.h"
 
@@ -139,6 +140,22 @@ static const char *title_text(const struct fk_flame_opts *o)
 	return o->inverted ? "Icicle Graph" : "Flame Graph";
 }
 
+/* "1,234 samples", or with --bytes "1.18 KiB = 1,234 bytes" (exact bytes
+ * always there: the human figure is rounded). */
+static void write_count(FILE *out, const char *count, const char *count_txt,
+			const struct fk_flame_opts *o)
+{
+	double v = strtod(count, NULL);
+	if (o->bytes && v >= 1024 && v < 9.2e18) {
+		char human[32];
+		fprintf(out, "%s = %s bytes", fk_mem_format_bytes(human, (int64_t)v), count_txt);
+		return;
+	}
+	fputs(count_txt, out);
+	fputc(' ', out);
+	fk_xml_write_str(out, o->bytes ? "bytes" : o->countname, true);
+}
+
 static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_frame *f,
 			const struct geometry *g, double timemax, const struct fk_flame_opts *o,
 			struct fk_rgb c)
@@ -163,16 +180,14 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 	fputs("<g >\n<title>", out);
 	if (root) {
 		fputs("all (", out);
-		fputs(samples_txt, out);
-		fputc(' ', out);
-		fk_xml_write_str(out, o->countname, true);
+		write_count(out, samples, samples_txt, o);
 		fputs(", 100%)", out);
 	} else {
 		size_t len = name->len;
 		annotation_free(name->p, &len);
 		fk_xml_write(out, name->p, len, true);
-		fprintf(out, " (%s ", samples_txt);
-		fk_xml_write_str(out, o->countname, true);
+		fputs(" (", out);
+		write_count(out, samples, samples_txt, o);
 		fprintf(out, ", %.2f%%", 100 * strtod(samples, NULL) / (timemax * o->factor));
 		if (f->has_delta) {
 			double d = o->negate ? -f->delta : f->delta;

@@ -40,7 +40,7 @@ memory() { # NAME INPUT
 	"$mt" "$in" -o "$out/$name.json"
 	"$mt" "$in" -o "$out/$name.raw.json.gz"
 	"$mt" "$in" --summary="$out/$name.summary.txt" --peak-stacks="$out/$name.peak.folded.txt"
-	"$fg" --colors mem --countname bytes --title "$name: bytes live at the peak" \
+	"$fg" --colors torchmem --bytes --title "$name: bytes live at the peak" \
 		"$out/$name.peak.folded.txt" > "$out/$name.peak.svg"
 	made="$made $out/$name.html $out/$name.json $out/$name.raw.json.gz $out/$name.summary.txt $out/$name.peak.svg"
 }
@@ -58,7 +58,7 @@ sc=$BUILD/stackcap
 "$sc" --alloc -o "$out/alloc_pattern.stackcap" "$BUILD/samples/alloc_pattern" > /dev/null
 "$mt" --device cpu "$out/alloc_pattern.stackcap" -o "$out/alloc_pattern.html"
 "$mt" "$out/alloc_pattern.stackcap" --peak-stacks="$out/alloc_pattern.peak.folded.txt" --leaks="$out/alloc_pattern.leaks.folded.txt"
-"$fg" --colors mem --countname bytes --title "alloc_pattern: bytes live at the peak" \
+"$fg" --colors torchmem --bytes --title "alloc_pattern: bytes live at the peak" \
 	"$out/alloc_pattern.peak.folded.txt" > "$out/alloc_pattern.peak.svg"
 made="$made $out/cpu_shares.svg $out/cpu_shares.info.txt $out/alloc_pattern.html $out/alloc_pattern.peak.svg $out/alloc_pattern.leaks.folded.txt"
 

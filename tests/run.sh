@@ -49,12 +49,15 @@ suite tests/e2e/run.sh "$BUILD"
 suite tests/e2e/mem/run.sh "$BUILD"
 suite tests/e2e/mem_parallel.sh "$BUILD"
 suite tests/e2e/capture/run.sh "$BUILD"
+suite tests/e2e/capture/pynames.sh "$BUILD"
 suite tests/e2e/cuda/run.sh "$BUILD"
 # STACKCOLLAPSE_PERF=/path/to/stackcollapse-perf.pl adds the full parity run.
 suite tests/e2e/perf/run.sh "$BUILD"
 suite tests/e2e/perf/inline.sh "$BUILD"
 suite tests/e2e/table.sh "$BUILD"
 suite tests/e2e/trace/run.sh "$BUILD"
+suite tests/e2e/deps/run.sh
+suite tests/e2e/readme.sh "$BUILD"
 
 # memtimeline against an independent Python reference of torch's coalescing
 # and raw writer, on random valid timelines (MEMREF_STREAMS, default 1000).

@@ -8,6 +8,7 @@
 
 #include "analysis/core/arena.h"
 #include "analysis/capture/model.h"
+#include "analysis/sym/demangle.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/bsearch.h"
 #include "formats/grow.h"
@@ -66,10 +67,16 @@ const char *fk_capture_lacks(const struct fk_capture *c, enum fk_cap_metric m)
 
 struct texts {
 	const struct fk_capture *c;
+	const struct fk_py_opts *py;
 	struct fk_symbolizer *sym;
 	struct fk_arena arena;
 	const char **text; /* per node; NULL until made */
 	uint32_t *len;
+	/* per node: 1 + the length of its text through its innermost Python
+	 * frame; 0 when it has none (what --python-only keeps of it) */
+	uint32_t *py_end;
+	char *frame;       /* one Python frame's text */
+	size_t frame_cap;
 	char *scratch;
 	size_t scratch_len, scratch_cap;
 	bool nomem;
@@ -99,15 +106,17 @@ static void on_sym_warning(void *ctx, const char *message)
 }
 
 static bool texts_open(struct texts *t, const struct fk_capture *c, unsigned sym_flags,
-		       struct fk_diag *d)
+		       const struct fk_py_opts *py, struct fk_diag *d)
 {
 	memset(t, 0, sizeof *t);
 	t->c = c;
+	t->py = py;
 	struct fk_sym_module *mods = calloc(c->nmodules ? c->nmodules : 1, sizeof *mods);
 	size_t n = c->nnodes ? c->nnodes : 1;
 	t->text = calloc(n, sizeof *t->text);
 	t->len = calloc(n, sizeof *t->len);
-	if (!mods || !t->text || !t->len) {
+	t->py_end = calloc(n, sizeof *t->py_end);
+	if (!mods || !t->text || !t->len || !t->py_end) {
 		free(mods);
 		return false;
 	}
@@ -127,7 +136,33 @@ static void texts_close(struct texts *t)
 	fk_arena_free(&t->arena);
 	free(t->text);
 	free(t->len);
+	free(t->py_end);
+	free(t->frame);
 	free(t->scratch);
+}
+
+/* Appends the Python frame of address ip (FK_CAP_IP_PYTHON set). */
+static void python_frame(struct texts *t, uint64_t ip)
+{
+	const struct fk_cap_python_frame *f = fk_capture_python_frame(t->c, ip & ~FK_CAP_IP_PYTHON);
+	if (!f) {
+		on_frame(t, "[lost python frame]", 19); /* its PYFRAMES chunk was lost */
+		return;
+	}
+	for (;;) {
+		size_t n = fk_py_frame_text(t->frame, t->frame_cap, f->file, f->qualname, f->name,
+					    f->first_line, f->line, t->c->cwd, t->py);
+		if (n < t->frame_cap) {
+			on_frame(t, t->frame, n);
+			return;
+		}
+		size_t cap = t->frame_cap;
+		if (!FK_GROW(t->frame, cap, n + 1, 256)) {
+			t->nomem = true;
+			return;
+		}
+		t->frame_cap = cap;
+	}
 }
 
 /* The folded text of a node: its parent's, then its own frames. */
@@ -156,16 +191,24 @@ static const char *node_text(struct texts *t, uint32_t node, uint32_t *len)
 		path[depth++] = n;
 	while (depth-- > 0) {
 		uint32_t n = path[depth], p = c->parent[n];
+		bool python = c->ip[n] & FK_CAP_IP_PYTHON;
 		t->scratch_len = 0;
 		if (p) {
 			uint32_t pl;
 			const char *pt = node_text(t, p, &pl);
+			/* --python-only: a Python frame follows its parent's Python
+			 * part, or nothing: native frames before it go. */
+			if (python && t->py->only)
+				pl = t->py_end[p] ? t->py_end[p] - 1 : 0;
 			scratch_add(t, pt, pl);
 		}
-		if (c->ip[n] == FK_CAP_IP_UNSAMPLED)
+		if (python)
+			python_frame(t, c->ip[n]);
+		else if (c->ip[n] == FK_CAP_IP_UNSAMPLED)
 			on_frame(t, "[unsampled]", 11);
 		else
 			fk_sym_frames(t->sym, c->ip[n], false, on_frame, t);
+		t->py_end[n] = python ? (uint32_t)t->scratch_len + 1 : p ? t->py_end[p] : 0;
 		char *s = fk_arena_dup(&t->arena, t->scratch ? t->scratch : "", t->scratch_len);
 		if (!s) {
 			t->nomem = true;
@@ -353,6 +396,19 @@ static int when_cmp(const void *key, const void *element)
 	return k->t_ns < e->t_ns ? -1 : k->t_ns > e->t_ns;
 }
 
+/* Kernel name id's leaf frame: CUPTI gives C++ kernels mangled
+ * (_Z10vector_addPfS_S_i); named as host frames are (no argument list), the
+ * mangled name kept when it does not demangle. Each id demangled once, into
+ * shown (c->nnames entries, freed by the caller). */
+static const char *kernel_name(const struct fk_capture *c, uint32_t id, char **shown)
+{
+	if (id >= c->nnames || !c->names[id])
+		return "[kernel]";
+	if (!shown[id])
+		shown[id] = fk_demangle(c->names[id], strlen(c->names[id]), FK_DEMANGLE_NAME);
+	return shown[id] ? shown[id] : c->names[id];
+}
+
 /* GPU time (ns, written as us with 3 decimals) or GPU bytes allocated, per
  * stack that launched or allocated. */
 static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
@@ -388,6 +444,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			qsort(graph, c->ngraph, sizeof *graph, graph_by_id);
 		}
 	}
+	char **shown = NULL;
+	if (ok && o->metric == FK_METRIC_SELF_CUDA && c->nnames)
+		ok = (shown = calloc(c->nnames, sizeof *shown)) != NULL;
 	if (o->metric == FK_METRIC_SELF_CUDA) {
 		for (size_t i = 0; ok && i < c->nops; i++) {
 			const struct fk_cap_gpu_op *op = &c->ops[i];
@@ -401,8 +460,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
 			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
-					   : op->name < c->nnames && c->names[op->name] ? c->names[op->name]
-					   : "[kernel]";
+					   : kernel_name(c, op->name, shown);
 			uint32_t tid = g ? g->tid : a ? a->tid : 0;
 			uint32_t node = g ? g->node : a ? a->node : UINT32_MAX;
 			ok = add_leaf(into, t, o, PATH_OF(a), tid, node,
@@ -419,6 +477,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		}
 	}
 #undef PATH_OF
+	for (size_t i = 0; shown && i < c->nnames; i++)
+		free(shown[i]);
+	free(shown);
 	free(graph);
 	free(when);
 	free(api_path);
@@ -439,7 +500,7 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		     struct fk_stacks *into, struct fk_diag *d)
 {
 	struct texts t;
-	if (!texts_open(&t, c, o->sym_flags, d)) {
+	if (!texts_open(&t, c, o->sym_flags, &o->python, d)) {
 		texts_close(&t);
 		fk_diag_error(d, "out of memory");
 		return false;
@@ -529,6 +590,13 @@ static size_t live_slot(struct live *l, size_t mask, uint64_t addr)
 bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		       struct fk_mem_timeline *tl, struct fk_diag *d)
 {
+	struct fk_cap_fold_opts o = { .sym_flags = sym_flags };
+	return fk_capture_memory_opts(c, &o, tl, d);
+}
+
+bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+			    struct fk_mem_timeline *tl, struct fk_diag *d)
+{
 	struct texts t;
 	const struct fk_cap_alloc **order = malloc((c->nallocs ? c->nallocs : 1) * sizeof *order);
 	size_t mask = 1;
@@ -536,7 +604,7 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		mask <<= 1;
 	struct live *live = calloc(mask, sizeof *live);
 	mask--;
-	bool ok = order && live && texts_open(&t, c, sym_flags, d);
+	bool ok = order && live && texts_open(&t, c, o->sym_flags, &o->python, d);
 	for (size_t i = 0; ok && i < c->nallocs; i++)
 		order[i] = &c->allocs[i];
 	if (ok)
@@ -575,11 +643,20 @@ bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 				}
 			}
 		} else {
-			continue; /* allocated before the capture, or not sampled */
+			/* Allocated before the capture, not sampled, or lost. */
+			tl->unmatched_frees += c->hdr.alloc_sample == 0;
+			continue;
 		}
 		if (!fk_mem_add(tl, &ev))
 			ok = false;
 	}
+	/* Host blocks live at the end that a loss may have freed unseen. */
+	int64_t lost_before = !c->status.clean || c->loss_until_ns == UINT64_MAX ? INT64_MAX
+			      : c->loss_until_ns ? (int64_t)(c->loss_until_ns + c->real_minus_mono)
+			      : INT64_MIN;
+	if (lost_before > tl->lost_before_ns)
+		tl->lost_before_ns = lost_before;
+	tl->no_end |= !c->status.clean;
 	/* GPU memory (CUPTI MEMORY2), by device, each allocation with the stack
 	 * of the call that made it. */
 	struct corr_index x;
@@ -727,6 +804,13 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 			"loses nothing)\n", c->alloc_waits);
 	fprintf(out, "modules:     %zu; stack nodes: %zu\n", c->nmodules,
 		c->nnodes ? c->nnodes - 1 : 0);
+	if (c->python_status || c->npyframes) {
+		fprintf(out, "python:      %s; %zu distinct Python frames",
+			c->python_status ? c->python_status : "not recorded", c->npyframes);
+		if (c->python_faults)
+			fprintf(out, "; %" PRIu64 " walks stopped by the fault guard", c->python_faults);
+		fputc('\n', out);
+	}
 	fprintf(out, "gpu:         %s\n", c->gpu_status ? c->gpu_status : "not recorded");
 	if (c->nops || c->ngmem || c->napis) {
 		uint64_t kernels = 0, kernel_ns = 0, copies = 0, copied = 0, sets = 0;

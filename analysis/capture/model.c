@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/bsearch.h"
 #include "formats/grow.h"
 #include "formats/input.h"
 
@@ -27,6 +28,15 @@ static bool key_is(const uint8_t *key, size_t len, const char *want)
 	return len == strlen(want) && memcmp(key, want, len) == 0;
 }
 
+/* A META count: its leading digits (a count past 64 bits stops growing). */
+static uint64_t decimal(const uint8_t *val, size_t vl)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < vl && val[i] >= '0' && val[i] <= '9' && n <= (UINT64_MAX - 9) / 10; i++)
+		n = n * 10 + (uint64_t)(val[i] - '0');
+	return n;
+}
+
 static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 {
 	while (fk_cap_more(k)) {
@@ -43,14 +53,100 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 		} else if (key_is(key, kl, "gpu_clock")) {
 			c->gpu_monotonic = key_is(val, vl, "monotonic");
 		} else if (key_is(key, kl, "alloc_waits")) {
-			uint64_t n = 0;
-			for (size_t i = 0; i < vl && val[i] >= '0' && val[i] <= '9' &&
-					   n <= (UINT64_MAX - 9) / 10; i++)
-				n = n * 10 + (uint64_t)(val[i] - '0');
-			c->alloc_waits = n;
+			c->alloc_waits = decimal(val, vl);
+		} else if (key_is(key, kl, "python")) {
+			free(c->python_status);
+			c->python_status = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "cwd")) {
+			free(c->cwd);
+			c->cwd = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "python_faults")) {
+			c->python_faults = decimal(val, vl);
 		}
 	}
 	return !k->bad;
+}
+
+/* ---- Python frames ---- */
+
+static int python_frame_cmp(const void *key, const void *element)
+{
+	uint64_t id = *(const uint64_t *)key, other = ((const struct fk_cap_python_frame *)element)->id;
+	return (id > other) - (id < other);
+}
+
+const struct fk_cap_python_frame *fk_capture_python_frame(const struct fk_capture *c, uint64_t id)
+{
+	size_t at = fk_lower_bound(c->pyframes, c->npyframes, sizeof *c->pyframes, &id,
+				   python_frame_cmp);
+	return at < c->npyframes && c->pyframes[at].id == id ? &c->pyframes[at] : NULL;
+}
+
+/* Frames are appended as read; *unsorted is set when one does not follow
+ * the last in id order (then pyframes_sort puts them in order). */
+static bool pyframes(struct fk_capture *c, struct fk_cap_cursor *k, bool *unsorted)
+{
+	struct fk_cap_pyframe f;
+	while (fk_cap_more(k) && fk_cap_get_pyframe(k, &f)) {
+		if (c->npyframes && c->pyframes[c->npyframes - 1].id >= f.id)
+			*unsorted = true;
+		if (!FK_GROW(c->pyframes, c->pyframes_cap, c->npyframes + 1, 256))
+			return false;
+		struct fk_cap_python_frame d = {
+			f.id, dup_bytes(f.file, f.file_len), dup_bytes(f.qualname, f.qualname_len),
+			dup_bytes(f.name, f.name_len), f.first_line, f.line, c->npyframes,
+		};
+		if (!d.file || !d.qualname || !d.name) {
+			free(d.file), free(d.qualname), free(d.name);
+			return false;
+		}
+		c->pyframes[c->npyframes++] = d;
+	}
+	return !k->bad;
+}
+
+static int by_id_then_order(const void *x, const void *y)
+{
+	const struct fk_cap_python_frame *a = x, *b = y;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static void free_pyframe(struct fk_cap_python_frame *f)
+{
+	free(f->file);
+	free(f->qualname);
+	free(f->name);
+}
+
+/* In id order (one sort, however they came); an id defined again is a bad
+ * record: the first definition read stays. */
+static void pyframes_sort(struct fk_capture *c)
+{
+	qsort(c->pyframes, c->npyframes, sizeof *c->pyframes, by_id_then_order);
+	size_t kept = 0;
+	for (size_t i = 0; i < c->npyframes; i++) {
+		if (kept && c->pyframes[kept - 1].id == c->pyframes[i].id) {
+			free_pyframe(&c->pyframes[i]);
+			c->bad_records++;
+			continue;
+		}
+		c->pyframes[kept++] = c->pyframes[i];
+	}
+	c->npyframes = kept;
+}
+
+/* Stack nodes naming Python frames no chunk defined (a damaged or missing
+ * PYFRAMES chunk): they read "[lost python frame]". */
+static uint64_t count_missing_pyframes(const struct fk_capture *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 1; i < c->nnodes; i++)
+		if ((c->ip[i] & FK_CAP_IP_PYTHON) &&
+		    !fk_capture_python_frame(c, c->ip[i] & ~FK_CAP_IP_PYTHON))
+			n++;
+	return n;
 }
 
 /* ---- CUDA ---- */
@@ -430,7 +526,29 @@ struct load_ctx {
 	size_t node_cap;
 	bool nomem;
 	uint64_t next_seq;     /* the sequence number the next chunk should have */
+	bool pyframes_unsorted;
+	uint64_t last_cycle;   /* the latest cycle_time() read */
+	bool in_loss;          /* records were lost since last_cycle */
 };
+
+/* The base time of a chunk that opens a writer cycle's records (SAMPLES,
+ * ALLOCS: the cycle's start; CLOCK: the last cycle's end), else 0. Every
+ * record of an earlier cycle is older than a later cycle's base, so the
+ * first such time past the one before a loss bounds what was lost. */
+static uint64_t cycle_time(uint16_t type, const uint8_t *p, size_t n)
+{
+	if (type != FK_CAP_SAMPLES && type != FK_CAP_ALLOCS && type != FK_CAP_CLOCK)
+		return 0;
+	struct fk_cap_cursor k = { p, p + n, false };
+	uint64_t t = fk_cap_get_uvarint(&k);
+	return k.bad ? 0 : t;
+}
+
+static void loss_begins(struct load_ctx *l)
+{
+	l->in_loss = true;
+	l->c->loss_until_ns = UINT64_MAX; /* until a later cycle says when it ended */
+}
 
 static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, size_t n)
 {
@@ -440,6 +558,16 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	struct fk_capture *c = l->c;
 	struct fk_cap_cursor k = { p, p + n, false };
 	bool ok = true;
+	if (lost)
+		loss_begins(l);
+	uint64_t cycle = cycle_time(type, p, n);
+	if (cycle > l->last_cycle) {
+		if (l->in_loss)
+			c->loss_until_ns = cycle;
+		l->in_loss = false;
+		l->last_cycle = cycle;
+	}
+	uint64_t dropped_events = c->dropped_events;
 	switch (type) {
 	case FK_CAP_META: ok = meta(c, &k); break;
 	case FK_CAP_MODULES: ok = modules(c, &k); break;
@@ -451,6 +579,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
+	case FK_CAP_PYFRAMES: ok = pyframes(c, &k, &l->pyframes_unsorted); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -473,6 +602,8 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	}
 	if (!ok || k.bad)
 		c->bad_records++;
+	if (c->dropped_events != dropped_events || (type == FK_CAP_ALLOCS && (!ok || k.bad)))
+		loss_begins(l);
 	return true;
 }
 
@@ -487,6 +618,9 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 		return false;
 	if (!c->real_minus_mono)
 		c->real_minus_mono = c->hdr.start_real_ns - c->hdr.start_mono_ns;
+	if (l.pyframes_unsorted)
+		pyframes_sort(c);
+	c->missing_pyframes = count_missing_pyframes(c);
 	if (c->bad_records)
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
@@ -539,6 +673,10 @@ bool fk_capture_loss(const struct fk_capture *c, char *buf, size_t n)
 			 c->dropped_samples, c->dropped_events);
 	if (c->gpu_dropped)
 		add_part(buf, n, &k, "%" PRIu64 " GPU records dropped by CUPTI", c->gpu_dropped);
+	if (c->missing_pyframes)
+		add_part(buf, n, &k, "%" PRIu64 " stack frame%s name%s a Python frame no chunk "
+			 "defined ([lost python frame])", c->missing_pyframes,
+			 c->missing_pyframes == 1 ? "" : "s", c->missing_pyframes == 1 ? "s" : "");
 	return k != 0;
 }
 
@@ -594,5 +732,10 @@ void fk_capture_free(struct fk_capture *c)
 		free(c->nvtx[i].name);
 	free(c->nvtx);
 	free(c->raw);
+	free(c->python_status);
+	free(c->cwd);
+	for (size_t i = 0; i < c->npyframes; i++)
+		free_pyframe(&c->pyframes[i]);
+	free(c->pyframes);
 	memset(c, 0, sizeof *c);
 }

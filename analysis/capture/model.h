@@ -13,6 +13,7 @@
 
 #include "formats/capture.h"
 #include "formats/diag.h"
+#include "analysis/capture/pynames.h"
 #include "analysis/core/arena.h"
 #include "analysis/mem/events.h"
 #include "analysis/core/stacks.h"
@@ -72,6 +73,13 @@ struct fk_cap_sample { /* one sample, kept only when asked (NVTX paths need time
 	uint32_t tid, node, weight;
 };
 
+struct fk_cap_python_frame { /* a PYFRAMES record, kept by id */
+	uint64_t id;
+	char *file, *qualname, *name; /* co_filename, co_qualname, co_name */
+	uint64_t first_line, line;    /* co_firstlineno; the line being run (0: unknown) */
+	size_t order;                 /* read order: of an id defined twice, the first wins */
+};
+
 struct fk_capture {
 	struct fk_cap_header hdr;
 	struct fk_cap_status status;
@@ -96,6 +104,11 @@ struct fk_capture {
 	uint64_t end_untracked;   /* allocations on threads the shim did not follow */
 	uint64_t alloc_waits;     /* times a full ring made a thread wait (lossless --alloc) */
 	uint64_t bad_records;     /* payloads that did not decode */
+	/* Allocations made before this CLOCK_MONOTONIC time may have been
+	 * freed in what was lost (lost or damaged chunks, dropped events, an
+	 * ALLOCS chunk that did not decode): 0 nothing lost, UINT64_MAX up to
+	 * the end. */
+	uint64_t loss_until_ns;
 	uint64_t real_minus_mono; /* add to a monotonic time for epoch ns */
 	/* CUDA */
 	char *gpu_status;         /* "on (...)" or "off: why"; NULL: not recorded */
@@ -119,7 +132,19 @@ struct fk_capture {
 	struct fk_cap_sample *raw;   /* with fk_capture_load_samples */
 	size_t nraw, raw_cap;
 	bool keep_samples;
+	/* Python: a stack address with FK_CAP_IP_PYTHON names one of pyframes */
+	char *python_status;      /* META python ("CPython 3.11.2: frames on"); NULL: none */
+	char *cwd;                /* META cwd: the working directory at start */
+	uint64_t python_faults;   /* META python_faults: walks a fault guard stopped */
+	struct fk_cap_python_frame *pyframes; /* sorted by id, each id once */
+	size_t npyframes, pyframes_cap;
+	uint64_t missing_pyframes; /* stack nodes naming an id no chunk defined */
 };
+
+/* The Python frame with this id (an address's low 63 bits), or NULL when no
+ * chunk read defined it. */
+const struct fk_cap_python_frame *fk_capture_python_frame(const struct fk_capture *c,
+							  uint64_t id);
 
 /* A capture from an open input (formats/input.h); keep_samples as for
  * fk_capture_load_samples. */
@@ -162,6 +187,11 @@ struct fk_cap_fold_opts {
 	bool nvtx;     /* the NVTX range path active on the thread at the root
 			  (needs fk_capture_load_samples for CPU metrics) */
 	unsigned sym_flags; /* FK_SYM_INLINE, FK_SYM_LINES */
+	/* Python frames' names (analysis/capture/pynames.h); python.only:
+	 * stacks holding a Python frame lose the native frames rootward of the
+	 * outermost one and between Python frames (the interpreter's), and keep
+	 * those leafward of the innermost one (aten, BLAS). */
+	struct fk_py_opts python;
 };
 
 /* Adds the capture's stacks for a metric to into: symbolized frames,
@@ -170,7 +200,11 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 		     struct fk_stacks *into, struct fk_diag *d);
 
 /* The host heap as memory events (device cpu, category Unknown, addresses,
- * symbolized stacks), epoch-ns times. */
+ * symbolized stacks), epoch-ns times; stacks named as o says (its metric,
+ * threads, kernel and NVTX settings do not apply). */
+bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+			    struct fk_mem_timeline *tl, struct fk_diag *d);
+/* The same with sym_flags and default Python names. */
 bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		       struct fk_mem_timeline *tl, struct fk_diag *d);
 

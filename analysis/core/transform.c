@@ -39,6 +39,23 @@ size_t fk_strip_addresses(const char *in, size_t len, char *out)
 	return o;
 }
 
+size_t fk_strip_hex(const char *in, size_t len, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		if (in[i] == '0' && i + 2 < len && in[i + 1] == 'x' && is_hex(in[i + 2])) {
+			i += 2;
+			while (i < len && is_hex(in[i]))
+				i++;
+			memcpy(out + o, "0x...", 5);
+			o += 5;
+		} else {
+			out[o++] = in[i++];
+		}
+	}
+	return o;
+}
+
 struct scratch {
 	char *p;
 	size_t len, cap;
@@ -150,7 +167,9 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 		const struct fk_str *in = fk_strtab_get(&src->keys, id);
 		size_t n = split_frames(in->p, in->len, &starts, &cap);
 		out.len = 0;
-		if (n == SIZE_MAX || !reserve(&out, in->len + root_len + 2)) {
+		size_t room = o->strip_hex ? in->len / 3 * 5 + 5 * n + 5 : in->len;
+		if (n == SIZE_MAX || !reserve(&out, room + root_len + 2) ||
+		    (o->strip_hex && o->strip_addresses && !reserve(&tmp, in->len + 1))) {
 			st = FK_STACKS_NOMEM;
 			break;
 		}
@@ -171,10 +190,16 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 			size_t flen = starts[f + 1] - 1 - starts[f];
 			if (o->root || k > 0)
 				out.p[out.len++] = ';';
-			if (o->strip_addresses)
+			if (o->strip_addresses && o->strip_hex) {
+				size_t tlen = fk_strip_addresses(fp, flen, tmp.p);
+				out.len += fk_strip_hex(tmp.p, tlen, out.p + out.len);
+			} else if (o->strip_hex) {
+				out.len += fk_strip_hex(fp, flen, out.p + out.len);
+			} else if (o->strip_addresses) {
 				out.len += fk_strip_addresses(fp, flen, out.p + out.len);
-			else
+			} else {
 				memcpy(out.p + out.len, fp, flen), out.len += flen;
+			}
 		}
 		if (o->chain_wakers && !chain_annotate(&out, &tmp)) {
 			st = FK_STACKS_NOMEM;

@@ -16,6 +16,7 @@
 struct fk_fold_opts {
 	const char *root;         /* extra root frame (--tag-files), or NULL */
 	bool strip_addresses;     /* "_at_0x7f.." removed, other long hex -> "0x..." */
+	bool strip_hex;           /* every 0x[0-9a-fA-F]+ -> "0x..." (difffolded.pl -s) */
 	bool reverse;             /* leaf first (flamegraph --reverse) */
 	bool chain_wakers;        /* flamegraph --colors chain: frames after ";--;"
 				     get "_[w]" and every stack ends in "--" */
@@ -39,5 +40,8 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 /* Address stripping of one frame into out (at least len bytes); returns the
  * new length. Exposed for tests. */
 size_t fk_strip_addresses(const char *in, size_t len, char *out);
+/* difffolded.pl -s: every "0x" and hex digits after it becomes "0x...".
+ * out must hold len * 5 / 3 + 5 bytes ("0x1" grows to 5). Returns its length. */
+size_t fk_strip_hex(const char *in, size_t len, char *out);
 
 #endif

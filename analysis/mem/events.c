@@ -21,6 +21,7 @@ void fk_mem_init(struct fk_mem_timeline *tl)
 {
 	memset(tl, 0, sizeof *tl);
 	tl->max_reserved = -1;
+	tl->lost_before_ns = INT64_MIN;
 }
 
 void fk_mem_free(struct fk_mem_timeline *tl)

@@ -65,6 +65,13 @@ struct fk_mem_timeline {
 	struct fk_strtab stacks; /* "frame;frame;leaf" texts, root first */
 	int64_t max_reserved;    /* bytes the allocator reserved at most; -1: unknown */
 	uint64_t out_of_order;   /* events added before an earlier (t, action) */
+	/* What a capture's loss may hide (fk_capture_memory). Allocations
+	 * created before lost_before_ns may have been freed unseen: never
+	 * leaks for sure (INT64_MIN: nothing lost). no_end: an input ended
+	 * without its END (killed): there is no end of the program at all. */
+	int64_t lost_before_ns;
+	bool no_end;
+	uint64_t unmatched_frees; /* exact tracking: frees of blocks never seen allocated */
 };
 
 /* Names as torch prints them ("PARAMETER", ..., "Unknown") and the

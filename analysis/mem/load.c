@@ -41,7 +41,7 @@ static bool load_trace(struct fk_input *input, const char *name, int16_t *device
 }
 
 bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *const *paths,
-		 size_t npaths, int16_t device, struct fk_diag *d)
+		 size_t npaths, int16_t device, const struct fk_py_opts *py, struct fk_diag *d)
 {
 	in->sources = calloc(npaths ? npaths : 1, sizeof *in->sources);
 	in->count = 0;
@@ -67,7 +67,10 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			fk_input_close(&input);
 			if (!loaded)
 				return false;
-			bool ok = fk_capture_memory(&c, 0, tl, d);
+			struct fk_cap_fold_opts names = { 0 };
+			if (py)
+				names.python = *py;
+			bool ok = fk_capture_memory_opts(&c, &names, tl, d);
 			char lost[400];
 			if (fk_capture_loss(&c, lost, sizeof lost)) {
 				size_t k = strlen(in->loss);

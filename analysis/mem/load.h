@@ -26,10 +26,12 @@ struct fk_mem_inputs {
 };
 
 /* Reads every path ("-": stdin) into tl, sorts, keeps device (when not
- * FK_MEM_DEVICE_ANY). Warnings go through d (fatal when strict); false on
- * an error, already reported. */
+ * FK_MEM_DEVICE_ANY); captures' Python frames named as py says (NULL: the
+ * defaults). Warnings go through d (fatal when strict); false on an
+ * error, already reported. */
+struct fk_py_opts;
 bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *const *paths,
-		 size_t npaths, int16_t device, struct fk_diag *d);
+		 size_t npaths, int16_t device, const struct fk_py_opts *py, struct fk_diag *d);
 
 /* Replays tl into rep, reporting each failed check as a warning through d.
  * false (reported) on an error: a total past 64 bits, out of memory, or a

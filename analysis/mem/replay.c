@@ -15,7 +15,7 @@ struct live {
 	uint64_t count;     /* live allocations under this key; 0: empty slot */
 	uint64_t pre;       /* how many of them are pre-existing */
 	uint64_t bytes;
-	int64_t first_t_ns;
+	int64_t first_t_ns, last_t_ns; /* earliest and latest creation among them */
 	uint32_t stack;
 	uint8_t category;
 };
@@ -135,8 +135,11 @@ static bool live_add(struct replay *r, size_t i, const struct fk_mem_event *ev,
 	if (!e->count) {
 		s->used++;
 		*e = (struct live){ .a = a, .b = b, .bytes = ev->bytes, .first_t_ns = first_t,
-				    .stack = ev->stack, .category = (uint8_t)category };
+				    .last_t_ns = first_t, .stack = ev->stack,
+				    .category = (uint8_t)category };
 	}
+	if (first_t > e->last_t_ns)
+		e->last_t_ns = first_t;
 	e->count++;
 	e->pre += pre;
 	return true;
@@ -207,10 +210,11 @@ static int cmp_group(const void *x, const void *y)
 	return (a->first_t_ns > b->first_t_ns) - (a->first_t_ns < b->first_t_ns);
 }
 
-/* The live set as groups, merged by (size, category, stack); created_only
- * leaves out pre-existing allocations. */
-static bool snapshot(const struct live_set *s, bool created_only, struct fk_mem_group **out,
-		     size_t *n)
+/* The live set as groups, merged by (size, category, stack); leaks (the
+ * end's) leaves out pre-existing allocations and, counted in rep, those a
+ * loss may have freed unseen (created before lost_before). */
+static bool snapshot(const struct live_set *s, bool leaks, int64_t lost_before,
+		     struct fk_mem_report *rep, struct fk_mem_group **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -222,20 +226,29 @@ static bool snapshot(const struct live_set *s, bool created_only, struct fk_mem_
 	size_t k = 0;
 	for (size_t i = 0; i <= s->mask; i++) {
 		const struct live *e = &s->slots[i];
-		uint64_t count = created_only ? e->count - e->pre : e->count;
+		uint64_t count = leaks ? e->count - e->pre : e->count;
 		if (!e->count || !count)
 			continue;
+		if (leaks && e->first_t_ns < lost_before) {
+			rep->unsure_count += count;
+			rep->unsure_bytes += count * e->bytes; /* live bytes fit in int64_t */
+			continue;
+		}
 		g[k++] = (struct fk_mem_group){ e->category, e->bytes, count, e->stack,
-						e->pre ? -1 : e->first_t_ns };
+						e->pre ? -1 : e->first_t_ns,
+						e->pre ? -1 : e->last_t_ns };
 	}
 	qsort(g, k, sizeof *g, cmp_group);
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m && g[m - 1].bytes == g[i].bytes && g[m - 1].category == g[i].category &&
-		    g[m - 1].stack == g[i].stack)
+		    g[m - 1].stack == g[i].stack) {
 			g[m - 1].count += g[i].count; /* first_t: already the earliest */
-		else
+			if (g[i].last_t_ns > g[m - 1].last_t_ns)
+				g[m - 1].last_t_ns = g[i].last_t_ns;
+		} else {
 			g[m++] = g[i];
+		}
 	}
 	*out = g;
 	*n = m;
@@ -308,15 +321,15 @@ enum fk_mem_replay_result fk_mem_replay(const struct fk_mem_timeline *tl,
 	if (!live_grow(&r.live))
 		goto out;
 	for (size_t i = 0; i < tl->count; i++) {
-		if (i == rep->peak_events && !snapshot(&r.live, false, &rep->at_peak, &rep->n_at_peak))
+		if (i == rep->peak_events && !snapshot(&r.live, false, 0, rep, &rep->at_peak, &rep->n_at_peak))
 			goto out;
 		if (!step(&r, i))
 			goto out;
 	}
 	if (rep->peak_events == tl->count &&
-	    !snapshot(&r.live, false, &rep->at_peak, &rep->n_at_peak))
+	    !snapshot(&r.live, false, 0, rep, &rep->at_peak, &rep->n_at_peak))
 		goto out;
-	if (!snapshot(&r.live, true, &rep->leaked, &rep->n_leaked))
+	if (!snapshot(&r.live, true, tl->lost_before_ns, rep, &rep->leaked, &rep->n_leaked))
 		goto out;
 	res = FK_MEM_REPLAY_OK;
 out:

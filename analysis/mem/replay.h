@@ -24,6 +24,7 @@ struct fk_mem_group {
 	uint64_t count;
 	uint32_t stack;   /* 0: none */
 	int64_t first_t_ns; /* earliest creation among them; -1 pre-existing */
+	int64_t last_t_ns;  /* latest creation among them; -1 pre-existing */
 };
 
 struct fk_mem_report {
@@ -45,6 +46,9 @@ struct fk_mem_report {
 	size_t n_at_peak;
 	struct fk_mem_group *leaked;  /* created in the timeline, live at the end */
 	size_t n_leaked;
+	/* Live at the end but created before tl->lost_before_ns: perhaps freed
+	 * in what a capture lost, so not in leaked. */
+	uint64_t unsure_count, unsure_bytes;
 };
 
 /* Called for each event that fails a replay check, with its index. */

@@ -3,11 +3,11 @@
 #include "analysis/mem/timeline.h"
 
 bool fk_memtimeline_build(struct fk_memtimeline *m, char *const *paths, size_t npaths,
-			  int16_t device, struct fk_diag *d)
+			  int16_t device, const struct fk_py_opts *py, struct fk_diag *d)
 {
 	*m = (struct fk_memtimeline){ 0 };
 	fk_mem_init(&m->tl);
-	if (!fk_mem_load(&m->tl, &m->in, paths, npaths, device, d) ||
+	if (!fk_mem_load(&m->tl, &m->in, paths, npaths, device, py, d) ||
 	    !fk_mem_check(&m->tl, &m->in, &m->rep, d))
 		return false;
 	m->warnings = d->bad_lines;

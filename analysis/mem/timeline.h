@@ -27,12 +27,14 @@ struct fk_memtimeline {
 };
 
 /* Reads paths ("-": stdin; at least one) into m, keeping device (or every
- * event for FK_MEM_DEVICE_ANY), and replays them. Warnings go through d
+ * event for FK_MEM_DEVICE_ANY), and replays them; captures' Python frames
+ * named as py says (NULL: the defaults). Warnings go through d
  * (fatal under d->strict), then "prog: N warnings" unless d->quiet. false
  * on an error, already reported. Whatever it returns, fk_memtimeline_free(m)
  * afterwards. */
+struct fk_py_opts;
 bool fk_memtimeline_build(struct fk_memtimeline *m, char *const *paths, size_t npaths,
-			  int16_t device, struct fk_diag *d);
+			  int16_t device, const struct fk_py_opts *py, struct fk_diag *d);
 
 void fk_memtimeline_free(struct fk_memtimeline *m);
 

@@ -5,10 +5,36 @@
 #include "analysis/stackfold/perf.h"
 #include "analysis/stackfold/trace.h"
 #include "analysis/sym/symbolize.h"
+#include "formats/dtrace.h"
+
+/* DTrace stacks and their counts, added up. */
+struct dtrace_sum {
+	struct fk_stacks *into;
+	const char *name;
+	struct fk_diag *d;
+};
+
+static bool add_dtrace_stack(void *ctx, const char *stack, size_t len, uint64_t count)
+{
+	struct dtrace_sum *t = ctx;
+	struct fk_num zero = { 0, 0 }, v = { count, 0 };
+	enum fk_stacks_status st = fk_stacks_add(t->into, stack, len, zero, v, 1, NULL);
+	if (st != FK_STACKS_OK)
+		fk_diag_error(t->d, "%s: %s", t->name,
+			      st == FK_STACKS_OVERFLOW ? "a stack's sum passes 64 bits" : "out of memory");
+	return st == FK_STACKS_OK;
+}
+
+static enum fk_input_result load_dtrace(struct fk_input *in, struct fk_stacks *into,
+					struct fk_diag *d)
+{
+	struct dtrace_sum t = { into, in->name, d };
+	return fk_dtrace_read(in, add_dtrace_stack, &t, d);
+}
 
 static enum fk_input_result load_capture(struct fk_input *in, const struct fk_stackfold_read *o,
 					 struct fk_stacks *into, struct fk_stacks *gpu,
-					 bool *capture, struct fk_diag *d)
+					 struct fk_stackfold_found *found, struct fk_diag *d)
 {
 	struct fk_capture c;
 	if (!fk_capture_load_input(in, &c, o->capture.nvtx, d))
@@ -21,7 +47,8 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 		return FK_INPUT_ERROR;
 	}
 	bool ok = true;
-	*capture = true;
+	found->capture = true;
+	fk_capture_loss(&c, found->loss, sizeof found->loss);
 	if (o->info)
 		fk_capture_info(o->info, in->name, &c);
 	else
@@ -37,10 +64,11 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 	return ok ? FK_INPUT_OK : FK_INPUT_ERROR;
 }
 
-static enum fk_input_result load_input(struct fk_input *in, const struct fk_stackfold_read *o,
-				       struct fk_stacks *into, struct fk_stacks *gpu,
-				       bool *capture, struct fk_diag *d)
+enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct fk_stackfold_read *o,
+					     struct fk_stacks *into, struct fk_stacks *gpu,
+					     struct fk_stackfold_found *found, struct fk_diag *d)
 {
+	*found = (struct fk_stackfold_found){ 0 };
 	if (o->info && in->kind != FK_KIND_CAPTURE) {
 		fk_diag_error(d, "%s: --info reads stackcap captures, not %s", in->name,
 			      fk_input_kind_description(in->kind));
@@ -64,13 +92,15 @@ static enum fk_input_result load_input(struct fk_input *in, const struct fk_stac
 		}
 		return fk_perf_load_input(in, &o->perf, into, d);
 	case FK_KIND_CAPTURE:
-		return load_capture(in, o, into, gpu, capture, d);
+		return load_capture(in, o, into, gpu, found, d);
+	case FK_KIND_DTRACE:
+		return load_dtrace(in, into, d);
 	case FK_KIND_TORCH_MEMORY:
 		fk_diag_error(d, "%s: this is %s: read it with memtimeline", in->name,
 			      fk_input_kind_description(in->kind));
 		return FK_INPUT_ERROR;
 	case FK_KIND_CHROME_TRACE:
-		return fk_stackfold_load_trace(in, o, into, gpu, capture, d);
+		return fk_stackfold_load_trace(in, o, into, gpu, found, d);
 	case FK_KIND_JSON:
 		break;
 	}
@@ -82,14 +112,15 @@ static enum fk_input_result load_input(struct fk_input *in, const struct fk_stac
 
 enum fk_input_result fk_stackfold_load(const char *path, const struct fk_stackfold_read *o,
 				       struct fk_stacks *into, struct fk_stacks *gpu,
-				       bool *capture, struct fk_diag *d)
+				       struct fk_stackfold_found *found, struct fk_diag *d)
 {
+	*found = (struct fk_stackfold_found){ 0 };
 	struct fk_input in;
 	if (!fk_input_open(&in, path, d))
 		return FK_INPUT_ERROR;
 	if (o->kind_given)
 		in.kind = o->kind;
-	enum fk_input_result r = load_input(&in, o, into, gpu, capture, d);
+	enum fk_input_result r = fk_stackfold_load_input(&in, o, into, gpu, found, d);
 	fk_input_close(&in);
 	return r;
 }

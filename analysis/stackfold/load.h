@@ -28,19 +28,29 @@ struct fk_stackfold_read {
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
 	bool join_backward;          /* traces: backward ops under their forward op */
-	/* Set (when not NULL) by inputs whose stacks hold one line per event
-	 * of the leaf, zero values included (torch traces, for --table). */
-	bool *per_event;
-	/* Set (when not NULL) by inputs that name themselves for --tag-files:
-	 * a trace's rank ("rank 3", from distributedInfo); left "" otherwise. */
-	char *tag;
-	size_t tag_size;
+};
+
+/* What reading one input found besides its stacks. */
+struct fk_stackfold_found {
+	bool capture;    /* it was a stackcap capture */
+	char loss[400];  /* what that capture lost (fk_capture_loss); "" nothing */
+	/* A torch trace read for a table: its stacks hold one line per event
+	 * of the leaf, zero values included, so calls are a frame's events. */
+	bool per_event;
+	/* What names the input for --tag-files, when it names itself: a
+	 * trace's rank ("rank 3", from distributedInfo); "" otherwise. */
+	char tag[48];
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu
- * when gpu is not NULL (--table). *capture is set when it was a capture. */
+ * when gpu is not NULL (--table). found is filled for this input. */
 enum fk_input_result fk_stackfold_load(const char *path, const struct fk_stackfold_read *o,
 				       struct fk_stacks *into, struct fk_stacks *gpu,
-				       bool *capture, struct fk_diag *d);
+				       struct fk_stackfold_found *found, struct fk_diag *d);
+/* The same for an input already open (its kind sniffed); flamegraph folds
+ * captures through it. */
+enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct fk_stackfold_read *o,
+					     struct fk_stacks *into, struct fk_stacks *gpu,
+					     struct fk_stackfold_found *found, struct fk_diag *d);
 
 #endif

@@ -7,7 +7,7 @@
 
 enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct fk_stackfold_read *o,
 					     struct fk_stacks *into, struct fk_stacks *gpu,
-					     bool *two_metrics, struct fk_diag *d)
+					     struct fk_stackfold_found *found, struct fk_diag *d)
 {
 	struct fk_trace t;
 	if (!fk_trace_load(in, &t, d)) {
@@ -23,9 +23,8 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 		.join_backward = o->join_backward,
 	};
 	if (gpu) { /* a table: CPU (and CUDA) time columns, calls per event */
-		*two_metrics = true;
-		if (o->per_event)
-			*o->per_event = true;
+		found->capture = true;
+		found->per_event = true;
 	}
 	bool ok = true;
 	if (fo.gpu && t.ngpu == 0 && o->metric_given) {
@@ -38,8 +37,8 @@ enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct f
 		fo.gpu = true;
 		ok = fk_trace_fold(&t, &fo, gpu, in->name, d);
 	}
-	if (o->tag && o->tag_size && t.info.has_rank)
-		snprintf(o->tag, o->tag_size, "rank %lld", (long long)t.info.rank);
+	if (t.info.has_rank)
+		snprintf(found->tag, sizeof found->tag, "rank %lld", (long long)t.info.rank);
 	if (ok && t.clipped)
 		fk_diag_note(d, "%s: %llu events ended after the event around them: cut at its end",
 			     in->name, (unsigned long long)t.clipped);

@@ -10,10 +10,11 @@
 #include "analysis/stackfold/load.h"
 
 /* Reads the open trace in into into (and, for a table, its GPU time into
- * gpu when gpu is not NULL: *two_metrics is then set, for time columns
- * like a capture's, and *o->per_event: calls are events). */
+ * gpu when gpu is not NULL: found->capture is then set, for time columns
+ * like a capture's, and found->per_event: calls are events). found->tag
+ * gets "rank N" when the trace has distributedInfo. */
 enum fk_input_result fk_stackfold_load_trace(struct fk_input *in, const struct fk_stackfold_read *o,
 					     struct fk_stacks *into, struct fk_stacks *gpu,
-					     bool *two_metrics, struct fk_diag *d);
+					     struct fk_stackfold_found *found, struct fk_diag *d);
 
 #endif

@@ -269,18 +269,34 @@ async function checkZoomed(page, model, target, label) {
   check(p.x === target.xs && p.y === target.ys, `${label}: URL has x=${target.xs}&y=${target.ys}`, `got ${JSON.stringify(p)}`);
 }
 
+// The label a frame of width w gets when fitted again (as flamegraph.pl's
+// unzoom does): the name, or cut to whole glyphs with "..", or nothing.
+function refitted(model, name, w) {
+  const glyph = model.fontsize * model.fontwidth;
+  const room = w - 3;
+  if (room < 2 * glyph) return '';
+  const fits = Math.floor(room / glyph);
+  if (name.length <= fits) return name;
+  return fits - 2 >= 1 ? name.substring(0, fits - 2) + '..' : '';
+}
+
 async function checkUnzoomed(page, model, label) {
   const now = await readFrames(page);
   const wrong = [];
   now.forEach((f, i) => {
     const orig = model.frames[i];
-    if (f.xs !== orig.xs || f.ws !== orig.ws || f.textX !== orig.textX || f.label !== orig.label) {
+    const want = refitted(model, orig.name, parseFloat(orig.ws));
+    if (f.xs !== orig.xs || f.ws !== orig.ws || f.textX !== orig.textX || f.label !== want) {
       wrong.push(`${orig.name}: x=${f.xs} w=${f.ws} text="${f.label}"`);
     }
     if (/\b(hide|parent)\b/.test(f.cls)) wrong.push(`${orig.name}: class "${f.cls}"`);
     if (f.origX !== null || f.origW !== null || f.textOrigX !== null) wrong.push(`${orig.name}: _orig_* left behind`);
   });
-  check(wrong.length === 0, `${label}: original geometry, labels and classes restored`, wrong.slice(0, 5).join('; '));
+  check(wrong.length === 0, `${label}: original geometry, labels refitted, classes restored`, wrong.slice(0, 5).join('; '));
+  const root = model.frames[model.root.i];
+  const rootWant = refitted(model, root.name, parseFloat(root.ws));
+  check(now[model.root.i].label === rootWant, `${label}: the root is labelled "${rootWant}" (drawn blank, as flamegraph.pl's unzoom labels it)`,
+    `got "${now[model.root.i].label}"`);
   check(await hasClass(page, '#unzoom', 'hide'), `${label}: #unzoom hidden again`);
   const p = await params(page);
   check(p.x === undefined && p.y === undefined, `${label}: URL has no x/y`, `got ${JSON.stringify(p)}`);
@@ -516,13 +532,23 @@ async function main() {
       check(hits.length > 0, `"${term}" matches ${hits.length} frame(s) only when ignoring case`);
       await page.locator('#ignorecase').click();
       check(!(await hasClass(page, '#ignorecase', 'show')), 'clicking #ignorecase turns it off');
-      await checkSearch(page, model, term, false, 'search re-run case-sensitively');
+      // Case-sensitively the term matches nothing: nothing is shown (as in
+      // flamegraph.pl), and the term is kept for the next toggle.
+      await checkNoSearch(page, model, 'search re-run case-sensitively matches nothing');
+      await page.locator('#ignorecase').click();
+      await checkSearch(page, model, term, true, 'ignore-case on again: the kept term matches');
       await page.locator('#search').click();
       await checkNoSearch(page, model, 'reset search');
+      await page.locator('#ignorecase').click();
+      check(!(await hasClass(page, '#ignorecase', 'show')), 'ignore-case off again');
     } else {
       note('no frame name with letters; skipping case-insensitive search');
       await page.keyboard.press('Control+i');
     }
+
+    /* a search that matches nothing shows nothing, as in flamegraph.pl */
+    await searchVia(page, () => page.locator('#search').click(), 'no-frame-is-named-this-zq');
+    await checkNoSearch(page, model, 'search without a match');
 
     /* invalid regex */
     const before = errors.length;

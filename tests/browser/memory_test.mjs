@@ -61,6 +61,16 @@ try {
   check(report.includes('Largest allocations live at the peak'), 'the report lists allocations');
   check(errors.length === 0, 'no script errors', errors.join('; '));
   if (process.argv[3]) await page.screenshot({ path: process.argv[3], fullPage: true });
+  // A window narrower than the plot: it shrinks to fit, keeping its shape.
+  await page.setViewportSize({ width: 1200, height: 900 });
+  const narrow = await page.evaluate(() => {
+    const b = document.querySelector('img').getBoundingClientRect();
+    return { w: b.width, h: b.height, page: document.documentElement.scrollWidth };
+  });
+  check(narrow.w <= 1200 && narrow.page <= 1200, 'in a 1200 px window the plot fits (no sideways scroll)',
+        `${narrow.w}x${narrow.h}, page ${narrow.page} px wide`);
+  check(Math.abs(narrow.h / narrow.w - 960 / 1600) < 0.01, 'the shrunk plot keeps its shape',
+        `${narrow.w}x${narrow.h}`);
 } finally {
   await browser.close();
 }

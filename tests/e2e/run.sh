@@ -115,6 +115,19 @@ expect_golden fold_include.txt "stackfold --include keeps stacks with a matching
 expect_golden fold_include2.txt "stackfold --include twice: either pattern" -- "$SF" --include mul --include 'item_of' "$D/fold_torch.txt"
 expect_golden fold_exclude.txt "stackfold --exclude twice drops stacks matching either" -- "$SF" --exclude Linear --exclude '^train\.py\(7\)' "$D/fold_torch.txt"
 expect_golden fold_tag_files.txt "stackfold --tag-files over two files" -- in_dir "$D" "$SF" --tag-files fold_a.txt fold_b.txt
+# Roots name each input by the fewest trailing path components that tell
+# it from the others: the basename, else e.g. rank0/t.txt.
+mkdir -p "$T/tag/rank0" "$T/tag/rank1" && cp "$D/fold_a.txt" "$T/tag/rank0/t.txt" &&
+	cp "$D/fold_b.txt" "$T/tag/rank1/t.txt" && cp "$D/fold_b.txt" "$T/tag/b.txt"
+begin
+run "$SF" --tag-files "$D/fold_a.txt" "$T/tag/b.txt"
+want_rc 0
+[ "$(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')" = "b.txt fold_a.txt " ] || problem "roots: $(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')"
+run "$SF" --tag-files "$T/tag/rank0/t.txt" "$T/tag/rank1/t.txt"
+[ "$(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')" = "rank0/t.txt rank1/t.txt " ] || problem "same basenames: $(cut -d';' -f1 "$T/out" | sort -u | tr '\n' ' ')"
+run "$SF" --tag-files "$T/tag/b.txt" "$T/tag/b.txt"
+[ "$(cut -d';' -f1 "$T/out" | sort -u)" = "$T/tag/b.txt" ] || problem "the same file twice: $(cut -d';' -f1 "$T/out" | sort -u)"
+finish "stackfold --tag-files: basenames when unique, else the shortest telling tails"
 expect_golden fold_two_files.txt "stackfold merges several files" -- "$SF" "$D/fold_a.txt" "$D/fold_b.txt"
 expect_golden fold_strip.txt "stackfold --strip-addresses merges two torch runs" -- "$SF" --strip-addresses "$D/fold_torch.txt" "$D/fold_torch_run2.txt"
 expect_golden fold_scale.txt "stackfold --scale 0.001 (exact decimals)" -- "$SF" --scale 0.001 "$D/fold_agg.txt"
@@ -295,14 +308,21 @@ expect_usage "--notes cannot contain" "--notes with '<' is refused" -- "$FG" --n
 
 # --------------------------------------------------- 4. usage errors --
 
-expect_usage "unrecognized option '--nosuch'" "stackfold: unknown option" -- "$SF" --nosuch "$D/fold_a.txt"
-expect_usage "unrecognized option '--nosuch'" "flamegraph: unknown option" -- "$FG" --nosuch "$D/fold_a.txt"
+expect_usage "stackfold: unknown option '--nosuch'" "stackfold: unknown option" -- "$SF" --nosuch "$D/fold_a.txt"
+then_stderr_lacks "unrecognized" "stackfold: an unknown option is said once (not getopt's line too)"
+expect_usage "flamegraph: unknown option '--nosuch'" "flamegraph: unknown option" -- "$FG" --nosuch "$D/fold_a.txt"
+then_stderr_lacks "unrecognized" "flamegraph: an unknown option is said once"
+expect_usage "stackfold: unknown option '-x'" "stackfold: unknown short option" -- "$SF" -x "$D/fold_a.txt"
+expect_usage "ambiguous option '--ta' (--tag-files, --table)" "stackfold: an ambiguous prefix names its candidates" -- "$SF" --ta "$D/fold_a.txt"
+expect_usage "option '--metric' needs a value" "stackfold: a value missing at the end" -- "$SF" --metric
+expect_usage "option '-o' needs a value" "stackfold: a short option's value missing" -- "$SF" -o
+expect_usage "option '--inverted' takes no value" "flamegraph: a flag given a value" -- "$FG" --inverted=3 "$D/fold_a.txt"
 expect_usage "--width needs an integer" "flamegraph --width 1200.5" -- "$FG" --width 1200.5 "$D/fold_a.txt"
 expect_usage "unknown palette 'nosuch'" "flamegraph --colors nosuch" -- "$FG" --colors nosuch "$D/fold_a.txt"
 expect_usage "--bgcolors must be" "flamegraph --bgcolors nosuch" -- "$FG" --bgcolors nosuch "$D/fold_a.txt"
 expect_usage "--minwidth needs a number" "flamegraph --minwidth abc" -- "$FG" --minwidth abc "$D/fold_a.txt"
 expect_usage "--height needs an integer" "flamegraph --height 0" -- "$FG" --height 0 "$D/fold_a.txt"
-expect_usage "is ambiguous" "flamegraph --c (ambiguous prefix)" -- "$FG" --c java "$D/fold_a.txt"
+expect_usage "ambiguous option '--c' (--countname, --colors, --cp)" "flamegraph --c (ambiguous prefix)" -- "$FG" --c java "$D/fold_a.txt"
 expect_usage "--sort must be 'stack' or 'value', not 'bogus'" "stackfold --sort=bogus" -- "$SF" --sort=bogus "$D/fold_a.txt"
 expect_usage "--include: bad regex" "stackfold bad --include regex '('" -- "$SF" --include '(' "$D/fold_a.txt"
 expect_usage "--exclude: bad regex" "stackfold bad --exclude regex '['" -- "$SF" --exclude '[' "$D/fold_a.txt"
@@ -388,5 +408,67 @@ expect_stderr_contains 1 "this is perf script output, not a torch memory timelin
 gzip -c "$D/fold_a.txt" > "$T/fold_a.txt.gz"
 begin; out=$(cat "$T/fold_a.txt.gz" | "$SF"); [ "$out" = "$("$SF" "$D/fold_a.txt")" ] || problem "gzip on a pipe folds differently"; finish "gzipped stack text on a pipe: the same as the file" nosan
 expect_stdout_contains 0 "main;alpha 4" "--input=stacks: no guess, read as stack text" -- "$SF" -q --input=stacks "$D/fold_a.txt"
+
+# --------------------------------------------------------- DTrace input --
+# stackcollapse.pl's input, recognized by its header or its look. The golden
+# was checked against the real script: identical but for the count past
+# 2^64-1 on line 30, which the script prints as 1e+23 and stackfold reports.
+DT=tests/e2e/dtrace
+begin
+run "$SF" "$DT/odd.stacks"
+want_rc 0
+cmp -s "$T/out" "$DT/odd.folded" || problem "differs from the golden: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+want_err "odd.stacks:30: a count past 2^64-1"
+finish "dtrace: offsets, C++ arguments, inline chains, ';', leading L, empty frames: the golden"
+tail -n +4 "$DT/odd.stacks" > "$T/headless"
+begin
+run "$SF" "$T/headless"
+cmp -s "$T/out" "$DT/odd.folded" || problem "headless differs: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+sed 's/$/\r/' "$DT/odd.stacks" > "$T/crlf"
+run "$SF" "$T/crlf"
+cmp -s "$T/out" "$DT/odd.folded" || problem "CRLF differs: $(diff "$T/out" "$DT/odd.folded" | head -3)"
+gzip -c "$DT/odd.stacks" > "$T/odd.gz"
+"$SF" - < "$T/odd.gz" > "$T/out" 2> "$T/err"
+cmp -s "$T/out" "$DT/odd.folded" || problem "gzip on a pipe differs"
+finish "dtrace: without its header, with CRLF, gzipped on a pipe: the same stacks"
+begin
+printf '  a`f+0x1\n  1\n' > "$T/plain"
+run "$SF" "$T/plain"
+[ "$(cat "$T/out")" = "a\`f 1" ] || problem "detected without header: $(cat "$T/out")"
+printf 'x;y 3\n' | "$SF" --input=dtrace > "$T/out" 2> "$T/err"
+[ -s "$T/out" ] && problem "folded text read as dtrace made stacks: $(cat "$T/out")"
+want_err "<stdin>:1: the input ends inside a stack (no count line)"
+finish "dtrace: detected by its look; --input=dtrace on folded text: nothing, and says why"
+expect_usage "stackfold --help" "--input: a kind stackfold cannot force is refused" -- "$SF" --input=json "$DT/odd.stacks"
+begin
+run "$FG" "$DT/odd.stacks"
+want_rc 1
+want_err "fold it first"
+finish "flamegraph on DTrace stacks: fold it first"
+
+# ------------------------------------------------------------ --diff --
+# difffolded.pl's output (checked by hand against the script: the same
+# lines, which it prints in hash order and stackfold sorted by stack).
+DF=tests/e2e/diff
+begin
+run "$SF" --diff "$DF/before.txt" "$DF/after.txt"
+want_rc 0
+[ "$(cat "$T/out")" = "$(printf '0x1f;d 3 0\n0xAB;d 0 1\na;b 10 4\na;c 5 0\na;e 0 9')" ] || problem "got: $(tr '\n' '|' < "$T/out")"
+run "$SF" --diff --normalize "$DF/before.txt" "$DF/after.txt"
+[ "$(cat "$T/out")" = "$(printf '0x1f;d 2 0\n0xAB;d 0 1\na;b 7 4\na;c 3 0\na;e 0 9')" ] || problem "--normalize: $(tr '\n' '|' < "$T/out")"
+run "$SF" --diff --strip-hex "$DF/before.txt" "$DF/after.txt"
+[ "$(cat "$T/out")" = "$(printf '0x...;d 3 1\na;b 10 4\na;c 5 0\na;e 0 9')" ] || problem "--strip-hex: $(tr '\n' '|' < "$T/out")"
+finish "stackfold --diff, --normalize, --strip-hex: difffolded.pl's lines (plain, -n, -s)"
+begin
+"$SF" --diff --strip-addresses samples/torch/stacks_gelu_manual.txt samples/torch/stacks_gelu_fused.txt > "$T/gelu.diff" 2> "$T/err"
+rc=$?; want_rc 0
+awk '{ b += $(NF-1); a += $NF } END { print b, a }' "$T/gelu.diff" > "$T/sums"
+[ "$(cat "$T/sums")" = "1552053 476407" ] || problem "before/after sums: $(cat "$T/sums")"
+"$FG" "$T/gelu.diff" > "$T/gelu.svg" 2>> "$T/err" || problem "flamegraph failed on the diff"
+grep -q 'rgb(0,0,255)\|rgb(255,0,0)\|rgb([0-9]*,[0-9]*,255)' "$T/gelu.svg" || problem "no red/blue frames in the differential graph"
+finish "stackfold --diff of two torch export_stacks (GELU manual, fused): sums kept, a differential flame graph"
+expect_usage "--diff compares two inputs" "--diff with one input" -- "$SF" --diff "$DF/before.txt"
+expect_usage "--diff writes folded text" "--diff with --table" -- "$SF" --diff --table "$DF/before.txt" "$DF/after.txt"
+expect_usage "--normalize scales --diff" "--normalize without --diff" -- "$SF" --normalize "$DF/before.txt"
 
 done_testing

@@ -214,4 +214,16 @@ EOF2
 [unknown],1048576,1048576,1" ]
 	check "a GPU capture, --metric gpu_alloc_bytes: the 1 MiB allocation, no GPU time columns" $?
 fi
+# torch export_stacks without --metric: torch's default, self_cpu_time_total
+# (the file's values are its microseconds); other stack text stays plain.
+"$SF" --table "$manual" > "$T/default" 2> "$T/err"
+"$SF" --table --metric self_cpu_time_total "$manual" > "$T/cpu"
+begin
+cmp -s "$T/default" "$T/cpu" || problem "differs from --metric self_cpu_time_total: $(diff "$T/default" "$T/cpu" | head -3)"
+grep -q 'Self CPU' "$T/default" || problem "no Self CPU column"
+printf 'main;work 30\nmain;idle 10\n' | "$SF" --table > "$T/plain"
+grep -q 'Self CPU' "$T/plain" && problem "plain folded text got CPU columns"
+grep -q ' Self ' "$T/plain" || problem "plain folded text: no Self column"
+finish "torch export_stacks: --table defaults to torch's metric (CPU us); plain folded text stays unitless"
+
 done_testing

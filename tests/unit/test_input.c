@@ -809,6 +809,14 @@ static void test_detect(void **state)
 		{ "{\"a\": 1}", FK_KIND_JSON },
 		{ "STKCAP01", FK_KIND_CAPTURE },
 		{ "STKCAP0", FK_KIND_STACKS },
+		{ "CPU     ID                    FUNCTION:NAME\n  0  64091   :tick-60s \n\n",
+		  FK_KIND_DTRACE },
+		{ "\n              genunix`open+0x25\n              unix`sys_syscall+0x17a\n"
+		  "                1\n", FK_KIND_DTRACE },
+		{ "  genunix`open+0x25\n  main\n", FK_KIND_STACKS },  /* no count line yet */
+		{ "  open+0x25\n  1\n", FK_KIND_STACKS },             /* no module`function */
+		{ "a`b;c 1\n", FK_KIND_STACKS },                       /* folded, not indented */
+		{ "CPU;busy 1\n", FK_KIND_STACKS },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		enum fk_input_kind k = fk_detect(cases[i].text, strlen(cases[i].text));

@@ -22,6 +22,7 @@
 #include "analysis/mem/events.h"
 #include "analysis/mem/replay.h"
 #include "render/memhtml.h"
+#include "render/memcolors.h"
 #include "render/memplot.h"
 
 /* Pairs (t, int(t / 1000)) computed by CPython 3.11, the oracle: values
@@ -486,7 +487,7 @@ static void decode(const unsigned char *p, size_t n, struct image *img)
 /* The colour of category c at alpha 0.7 over white, as drawn. */
 static void blended(int c, int rgb[3])
 {
-	unsigned col = fk_memplot_colors[c];
+	unsigned col = fk_mem_category_colors[c];
 	for (int k = 0; k < 3; k++) {
 		double v = ((col >> (16 - 8 * k)) & 0xff) / 255.0;
 		rgb[k] = (int)lround((0.7 * v + 0.3) * 255);
@@ -629,13 +630,45 @@ static void test_html_escapes_stacks(void **state)
 	FILE *f = open_memstream(&text, &len);
 	fk_memhtml_write(f, (const unsigned char *)"PNG", 3, &tl, &rep, NULL);
 	fclose(f);
-	const char *head = "<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline "
+	/* A host heap: torch's wrapper but for the word in the title. */
+	const char *head = "<html>\n<head><meta charset=\"utf-8\" /><title>Host Memory Timeline "
 			   "HTML</title></head>\n<body>\n  <img src='data:image/png;base64,UE5H'>\n";
 	assert_memory_equal(text, head, strlen(head));
 	assert_non_null(strstr(text, "main;&lt;script&gt;alert(1)&lt;/script&gt;;a&amp;b"));
 	assert_null(strstr(text, "<script>"));
 	assert_non_null(strstr(text, "<h2>Peak: 64 B at 0.000 ms</h2>"));
 	assert_true(len > 7 && strcmp(text + len - 7, "</html>") == 0);
+	free(text);
+	fk_mem_report_free(&rep);
+	fk_mem_free(&tl);
+}
+
+/* A GPU timeline keeps torch's title; a group of allocations made over a
+ * while shows when the first and the last were made. */
+static void test_html_gpu_title_and_group_times(void **state)
+{
+	(void)state;
+	struct fk_mem_timeline tl;
+	struct fk_mem_report rep;
+	size_t bad;
+	fk_mem_init(&tl);
+	for (int i = 0; i < 3; i++) { /* 3 x 64 B from one stack, at 0, 40 and 80 ms */
+		struct fk_mem_event ev = { .t_ns = 1000000 + (int64_t)i * 40000000, .bytes = 64,
+					   .action = FK_MEM_CREATE, .category = FK_MEM_UNKNOWN,
+					   .category_to = FK_MEM_UNKNOWN, .device = 0,
+					   .address = 0x1000 + (uint64_t)i * 64 };
+		ev.stack = fk_mem_stack(&tl, "main;grow", 9);
+		assert_true(fk_mem_add(&tl, &ev));
+	}
+	assert_int_equal(fk_mem_replay(&tl, &rep, NULL, NULL, &bad), FK_MEM_REPLAY_OK);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fk_memhtml_write(f, (const unsigned char *)"PNG", 3, &tl, &rep, NULL);
+	fclose(f);
+	assert_non_null(strstr(text, "<title>GPU Memory Timeline HTML</title>"));
+	assert_non_null(strstr(text, "<td class=\"n\">0.000&#8211;80.000</td>"));
+	assert_non_null(strstr(text, "img{max-width:100%;height:auto}"));
 	free(text);
 	fk_mem_report_free(&rep);
 	fk_mem_free(&tl);
@@ -656,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_plot_blank_has_no_data_colors),
 		cmocka_unit_test(test_plot_dense),
 		cmocka_unit_test(test_html_escapes_stacks),
+		cmocka_unit_test(test_html_gpu_title_and_group_times),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 	fk_memplot_release();

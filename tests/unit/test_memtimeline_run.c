@@ -87,7 +87,7 @@ static void test_build(void **state)
 	struct fk_diag d;
 	diag(&d, false);
 	struct fk_memtimeline m;
-	assert_true(fk_memtimeline_build(&m, in, 1, FK_MEM_DEVICE_ANY, &d));
+	assert_true(fk_memtimeline_build(&m, in, 1, FK_MEM_DEVICE_ANY, NULL, &d));
 	assert_int_equal(m.rep.events, 5); /* the version bump is one event */
 	assert_int_equal(m.rep.peak_total, 4096 + 1024 + 256);
 	assert_int_equal(m.rep.final[0], 4096);

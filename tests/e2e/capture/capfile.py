@@ -15,7 +15,12 @@ the chunks are without trusting flamekit.
   capfile.py middle FILE          the index of the chunk nearest the middle
                                   of the file (never the first or last)
   capfile.py cut FILE OUT N       OUT is the first N bytes of FILE
+  capfile.py write SPEC OUT       OUT is a capture built from SPEC, a JSON
+                                  list of chunks (write_capture below):
+                                  Python frames and their tagged addresses
+                                  without a Python run
 """
+import json
 import struct
 import sys
 import zlib
@@ -44,11 +49,98 @@ def chunks(data):
     return out
 
 
+# ---- writing captures (the Python-frame cases of pynames.sh) ----
+
+PYTHON_BIT = 1 << 63
+CHUNK_TYPES = {"meta": 1, "modules": 2, "stacks": 3, "threads": 4, "samples": 5,
+               "allocs": 6, "end": 9, "pyframes": 10}
+
+
+def uv(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def sv(v):
+    return uv((v << 1) ^ (v >> 63) if v < 0 else v << 1)
+
+
+def text(v):
+    b = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+    return uv(len(b)) + b
+
+
+def address(a):
+    """A stack address: an integer, or "py:ID" for Python frame ID."""
+    if isinstance(a, str) and a.startswith("py:"):
+        return PYTHON_BIT | int(a[3:])
+    return int(a)
+
+
+def payload(kind, body):
+    """The payload of one chunk of the spec (see write_capture)."""
+    if kind == "meta":
+        return b"".join(text(k) + text(v) for k, v in body)
+    if kind == "modules":
+        return b"".join(text(p) + uv(s) + uv(e) + uv(b) + text(b"") for p, s, e, b in body)
+    if kind == "pyframes":
+        return b"".join(uv(i) + text(f) + text(q) + text(n) + uv(first) + uv(line)
+                        for i, f, q, n, first, line in body)
+    if kind == "stacks":
+        first, nodes = body
+        return uv(first) + b"".join(uv(p) + uv(address(a)) for p, a in nodes)
+    if kind == "threads":
+        return b"".join(uv(t) + text(n) for t, n in body)
+    if kind == "samples":
+        return uv(1000) + b"".join(uv(t) + uv(n) + uv(w) + sv(1) for t, n, w in body)
+    if kind == "allocs":  # (kind 1, tid, address, size, node) or (kind 2, tid, address)
+        out = uv(1000)
+        for r in body:
+            out += bytes([r[0]]) + sv(1) + uv(r[1]) + uv(r[2])
+            if r[0] == 1:
+                out += uv(r[3]) + uv(r[4])
+        return out
+    if kind == "end":
+        return uv(0) * 4
+    if kind == "raw":  # [type, hex bytes]: a payload as it is
+        return bytes.fromhex(body[1])
+    raise ValueError("unknown chunk kind %r" % kind)
+
+
+def write_capture(spec, out_path):
+    """spec: {"hz": N, "flags": N, "chunks": [[KIND, BODY], ...]}, KIND one of
+    CHUNK_TYPES (or "raw": BODY [type, hex]). Chunks are stored (no zlib),
+    numbered in order."""
+    hz = spec.get("hz", 1000)
+    head = bytearray(struct.pack("<8sIIIIQQIIQ", b"STKCAP01", 1, HEADER, 4242, 1,
+                                 10**9, 1700000000 * 10**9, hz, spec.get("flags", 0), 0))
+    head += struct.pack("<I", zlib.crc32(bytes(head))) + bytes(4)
+    out = bytearray(head)
+    for seq, (kind, body) in enumerate(spec["chunks"]):
+        typ = body[0] if kind == "raw" else CHUNK_TYPES[kind]
+        data = payload(kind, body)
+        h = struct.pack("<IHHIIQ", MAGIC, typ, 0, len(data), len(data), seq)
+        out += h + struct.pack("<II", zlib.crc32(data, zlib.crc32(h)), 0) + data
+    with open(out_path, "wb") as f:
+        f.write(out)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     cmd, path = argv[1], argv[2]
+    if cmd == "write":
+        with open(path) as f:
+            write_capture(json.load(f), argv[3])
+        return 0
     with open(path, "rb") as f:
         data = bytearray(f.read())
     if cmd == "cut":

@@ -23,12 +23,13 @@
 #   c. SIGKILL at random moments: truncated, readable, little lost
 #   d. damage: a flipped byte in each chunk, cuts, garbage files
 #   e. fork: a file per child; children leaving with _exit
-#   f. 500 short-lived threads
+#   f. 500 short-lived threads; threads still alive when the process ends
 #   g. a program's own SIGPROF timer, a thread blocking every signal, one
 #      unblocking them again
 #   h. exec (followed, or not with --no-follow); dash's _exit
 #   i. usage errors, the default output name, the exit status
 #   j. C++ names demangled (a templated member function, an inlined one)
+#   k. flamegraph reads captures: as stackfold folds them; loss marked
 # Statistical bounds (shares +-5 points, totals +-10 %, sampled estimates
 # +-15 %) are several standard errors wide; see each case.
 #
@@ -46,10 +47,11 @@ BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "run.sh: no build directory '$1'" 
 SC=$BUILD/stackcap
 SF=$BUILD/stackfold
 MT=$BUILD/memtimeline
+FG=$BUILD/flamegraph
 CPU_SHARES=$BUILD/samples/cpu_shares
 ALLOC_PATTERN=$BUILD/samples/alloc_pattern
 HERE=$root/tests/e2e/capture
-for b in "$SC" "$SF" "$MT" "$BUILD/libstackcap.so" "$CPU_SHARES" "$ALLOC_PATTERN"; do
+for b in "$SC" "$SF" "$MT" "$FG" "$BUILD/libstackcap.so" "$CPU_SHARES" "$ALLOC_PATTERN"; do
 	[ -e "$b" ] || { echo "Bail out! $b is missing (run make first)"; exit 2; }
 done
 command -v python3 >/dev/null 2>&1 || { echo "Bail out! python3 is needed"; exit 2; }
@@ -245,6 +247,48 @@ if wanted "b. alloc_pattern --alloc: exit 0, clean, 111 allocations and 100 free
 	[ "$g" = "104857600 1" ] || problem "grow at the peak: '$g', expected 104857600"
 	has "$T/out" leak && problem "leak() runs after the peak, yet is live at it"
 	finish "b. memtimeline --peak-stacks: grow 104857600 live at the peak"
+fi
+
+# Leaks never invented from a loss: each ALLOCS chunk of alloc_pattern's
+# capture damaged in turn (one flipped bit: the issue's 75 MiB "leaked" from
+# grow), and the capture cut short. A damaged chunk's frees may be gone, so
+# what was allocated before it and is live at the end is left out and
+# counted; what is still listed is a leak of the clean capture (leak()'s
+# 655360, stdio's buffer), never grow(). A cut capture has no end of
+# program: no leak is listed, and stderr says why.
+if wanted "b. --leaks, each ALLOCS chunk flipped in turn: never grow, never more than the clean leaks; what is left out counted" \
+	"b. --leaks of a cut capture: no leak listed, 'no END chunk' and the count on stderr"; then
+	c=$T/alloc.cap
+	[ -s "$c" ] || "$SC" -o "$c" --alloc "$ALLOC_PATTERN" > /dev/null 2>&1
+	"$MT" --leaks "$c" > "$T/clean_leaks.txt" 2> /dev/null
+	begin "b. --leaks, each ALLOCS chunk flipped in turn: never grow, never more than the clean leaks; what is left out counted"
+	flips=0 counted=0
+	for i in $(capfile chunks "$c" | awk '$4 == 6 { print $1 }'); do
+		flips=$((flips + 1))
+		capfile flip "$c" "$T/leakflip.cap" "$i" > /dev/null
+		run "$MT" --leaks "$T/leakflip.cap"
+		[ "$rc" -eq 0 ] || problem "chunk $i: exit $rc: $(stderr_head)"
+		has "$T/out" grow && problem "chunk $i: grow listed as a leak: $(grep grow "$T/out" | head -c 200)"
+		# Every line listed is a clean leak, with no more bytes.
+		extra=$(awk 'NR == FNR { v[$1] = $2; next } !($1 in v) || $2 > v[$1] { print }' \
+			"$T/clean_leaks.txt" "$T/out" | head -c 200)
+		[ -z "$extra" ] || problem "chunk $i: leaks the clean capture has not: $extra"
+		grep -q 'live at the end were made before a loss: not reported as leaks' "$T/err" &&
+			counted=$((counted + 1))
+	done
+	[ "$flips" -ge 1 ] || problem "no ALLOCS chunk in the capture"
+	[ "$counted" -ge 1 ] || problem "no damaged chunk left anything out (expected the chunks with grow's frees to)"
+	finish "b. --leaks, each of $flips ALLOCS chunks flipped in turn: never grow, never more than the clean leaks; what is left out counted ($counted times)"
+
+	begin "b. --leaks of a cut capture: no leak listed, 'no END chunk' and the count on stderr"
+	capfile cut "$c" "$T/leakcut.cap" $(( $(wc -c < "$c") * 3 / 4 ))
+	run "$MT" --leaks "$T/leakcut.cap"
+	want_rc 0
+	[ -s "$T/out" ] && problem "leaks listed: $(head -c 200 "$T/out")"
+	want_err "--leaks: a capture has no END chunk"
+	grep -Eq 'no leak is certain; [1-9][0-9]* allocations, [1-9][0-9]* bytes' "$T/err" ||
+		problem "no count of what is left out: $(stderr_head)"
+	finish "b. --leaks of a cut capture: no leak listed, 'no END chunk' and the count on stderr"
 fi
 
 # The shim's own allocation in its pthread_create wrapper must not be
@@ -629,6 +673,26 @@ if begin "f. 500 short-lived threads: clean, 501 threads named, tiny_work sample
 	finish "f. 500 short-lived threads: clean, 501 threads named, tiny_work sampled (${total:-?} us of ~1000000 us)"
 fi
 
+# livethreads: 30 "worker" threads spend 10 ms of CPU each, then wait; two
+# "spinner" threads spin; main calls exit() with all of them alive. Their
+# timers go at the end and their rings are theirs: the writer's last cycle
+# reads each live thread's CPU clock by tid and charges what no sample
+# stood for, so the workers' 300 ms are there (half of it was missing),
+# and the spinners' last signals racing with it break nothing.
+c=$T/livethreads.cap
+if begin "f. threads alive at exit: clean, their unsampled CPU charged at the end (workers us of 300000)"; then
+	cap "$c" -- "$P/livethreads" 30 10 2
+	want_rc 0
+	want_out "workers 30"
+	want_clean "$c" "capture"
+	grep -q '^threads: *33:' "$T/info" || problem "info: $(grep '^threads' "$T/info" | cut -c1-60), expected 33 threads"
+	want_fold "$c" "$T/live.txt" "stackfold --threads" --threads
+	total=$(awk '$1 ~ /^worker-/ { s += $NF } END { print s + 0 }' "$T/live.txt")
+	between "$total" 285000 330000 || problem "the workers' stacks stand for $total us of the 300000 us they used (want -5 % to +10 %)"
+	grep -q '^spinner-[0-9]*;.*spin_forever' "$T/live.txt" || problem "no spinner samples"
+	finish "f. threads alive at exit: clean, their unsampled CPU charged at the end (workers ${total:-?} us of 300000)"
+fi
+
 # ------------------------------------------------- g. the program's signals --
 # sigprof counts its own SIGPROF from setitimer(ITIMER_PROF, 10 ms) over
 # 500 ms of CPU: about 50. stackcap's own signal is a real-time one and its
@@ -782,8 +846,35 @@ want_err "No such file or directory"
 [ -e "$T/nope.cap" ] && problem "a capture was written"
 run "$SC" -o "$T/nope.cap" no-such-program-in-path-xyz
 want_rc 127
-want_err "no-such-program-in-path-xyz"
+want_err "no-such-program-in-path-xyz: command not found"
 finish "i. a program that does not exist: exit 127 and a message"
+
+# Errors about a whole file carry the tool's name, like every other error.
+begin
+: > "$T/empty.cap"
+run "$SC" info "$T/empty.cap"
+want_rc 1
+want_err "stackcap: $T/empty.cap: not a stackcap capture (no STKCAP01 header)"
+finish "i. stackcap info on an empty file: 'stackcap: FILE: not a stackcap capture'"
+
+# A directory, a file that is not executable, a program only in the
+# working directory: what a shell would say, and nothing is run.
+begin
+mkdir -p "$T/adir" && : > "$T/plain" && cp "$P/spin" "$T/here-only"
+run "$SC" -o "$T/nope.cap" "$T/adir"
+want_rc 126
+want_err "$T/adir: is a directory, not a program"
+run "$SC" -o "$T/nope.cap" "$T/plain"
+want_rc 126
+want_err "$T/plain: not executable"
+(cd "$T" && "$SC" -o "$T/nope.cap" adir) 2> "$T/err"
+rc=$?; want_rc 127
+want_err "adir: command not found (here, adir is a directory)"
+(cd "$T" && "$SC" -o "$T/nope.cap" here-only 0) 2> "$T/err"
+rc=$?; want_rc 127
+want_err "to run the one here: ./here-only"
+[ -e "$T/nope.cap" ] && problem "a capture was written"
+finish "i. a directory, a plain file, a program only here: 126/127 and why"
 
 begin
 run "$SC" -F nope "$P/spin" 0
@@ -793,6 +884,7 @@ run "$SC" --alloc-sample 0 "$P/spin" 0
 want_rc 2
 run "$SC" --bogus "$P/spin" 0
 want_rc 2
+want_err "stackcap: unknown option '--bogus'"
 finish "i. bad options: exit 2"
 
 # The default name: PROGRAM.<pid>.stackcap in the working directory; the
@@ -847,6 +939,82 @@ elif wanted "j. C++ (box): stackfold names the templated member function demangl
 		problem "no '$BOX_MAKE;${BOX_STEP}_[i]' stack: $(tr '\n' '|' < "$T/box_inl.txt" | head -c 400)"
 	no_mangled "$T/box_inl.txt"
 	finish "j. C++ (box), --inline: the inlined member demangled, under its caller"
+fi
+
+# ------------------------------------------------ k. flamegraph, captures --
+# flamegraph reads a capture itself, folded as stackfold folds it: a clean
+# one gives the very SVG of `stackfold C | flamegraph`. A damaged one (a
+# flipped bit mid-file, or cut short like a killed program's) says what it
+# lost on stderr, in the subtitle (a short mark, after the user's, escaped)
+# and in the notes (the whole loss line); --strict makes that an error.
+# svg_part FILE: the notes comment and the subtitle text of an SVG.
+svg_notes() { sed -n 's/^<!-- NOTES: \(.*\) -->$/\1/p' "$1"; }
+svg_subtitle() { sed -n 's/^<text id="subtitle"[^>]*>\(.*\)<\/text>$/\1/p' "$1"; }
+set -- "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet" \
+	"k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph" \
+	"k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes" \
+	"k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1" \
+	"k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
+if wanted "$@"; then
+	c=$T/fg_spin.cap
+	"$SC" -o "$c" "$P/spin" 0.4 > /dev/null 2>&1
+	begin "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet"
+	"$SF" "$c" 2> "$T/sf.err" | "$FG" > "$T/piped.svg" 2>> "$T/sf.err"
+	run "$FG" "$c"
+	want_rc 0
+	[ -s "$T/out" ] || problem "no SVG"
+	cmp -s "$T/out" "$T/piped.svg" || problem "the SVG differs from stackfold | flamegraph's: $(cmp "$T/out" "$T/piped.svg" 2>&1)"
+	grep -q spin_here "$T/out" || problem "no spin_here frame"
+	[ -s "$T/err" ] && problem "stderr: $(stderr_head)"
+	case $(svg_notes "$T/out") in "") ;; *) problem "notes on a clean capture: $(svg_notes "$T/out")" ;; esac
+	grep -q 'id="subtitle"' "$T/out" && problem "a subtitle on a clean capture"
+	finish "k. flamegraph CAPTURE: the SVG of stackfold CAPTURE | flamegraph, byte for byte; quiet"
+
+	begin "k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph"
+	"$SF" --metric samples "$c" 2> /dev/null | "$FG" --countname samples > "$T/piped.svg" 2> /dev/null
+	run "$FG" --metric samples --countname samples "$c"
+	want_rc 0
+	cmp -s "$T/out" "$T/piped.svg" || problem "the SVG differs from stackfold --metric samples | flamegraph's"
+	finish "k. flamegraph --metric samples CAPTURE: the SVG of stackfold --metric samples | flamegraph"
+
+	d=$T/fg_flipped.cap
+	mid=$(capfile middle "$c")
+	size=$(capfile flip "$c" "$d" "${mid:-1}")
+	begin "k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes"
+	run "$FG" "$d"
+	want_rc 0
+	want_err "fg_flipped.cap: incomplete capture: 1 damaged chunk skipped ($size bytes)"
+	[ "$(svg_subtitle "$T/out")" = "incomplete capture: see notes" ] ||
+		problem "subtitle '$(svg_subtitle "$T/out")'"
+	[ "$(svg_notes "$T/out")" = "incomplete capture: $d: 1 damaged chunk skipped ($size bytes)" ] ||
+		problem "notes '$(svg_notes "$T/out")'"
+	finish "k. flamegraph of a capture with a flipped bit: loss on stderr, marked in the subtitle and notes"
+
+	cut=$T/fg_cut.cap
+	capfile cut "$c" "$cut" $(( $(wc -c < "$c") * 2 / 3 ))
+	begin "k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1"
+	run "$FG" --subtitle 'run <1> & co' --notes 'my notes' "$cut"
+	want_rc 0
+	want_err "fg_cut.cap: incomplete capture: no END chunk"
+	[ "$(svg_subtitle "$T/out")" = "run &lt;1&gt; &amp; co (incomplete capture: see notes)" ] ||
+		problem "subtitle '$(svg_subtitle "$T/out")'"
+	case $(svg_notes "$T/out") in
+	"my notes incomplete capture: $cut: no END chunk ("*) ;;
+	*) problem "notes '$(svg_notes "$T/out")'" ;;
+	esac
+	run "$FG" --strict "$cut"
+	want_rc 1
+	want_err "incomplete capture (--strict): no END chunk"
+	finish "k. flamegraph of a cut capture: no END in the notes, user subtitle kept and escaped; --strict exit 1"
+
+	begin "k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
+	"$SF" "$c" > "$T/fg.folded" 2> /dev/null
+	run "$FG" --metric samples "$T/fg.folded"
+	want_rc 1
+	want_err "--metric reads stackcap captures"
+	run "$FG" --metric nonsense "$c"
+	want_rc 2
+	finish "k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
 fi
 
 done_testing

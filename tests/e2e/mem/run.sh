@@ -260,6 +260,32 @@ expect_stdout 0 "" "--peak-stacks=FILE alone: nothing on standard output (the ti
 then_file_golden "$T/peak.txt" peak_leaks.peak.txt "--peak-stacks=FILE: FILE holds the peak stacks"
 rm -f "$T/peak.txt"
 expect_golden peak_leaks.json "--peak-stacks=FILE --json: the timeline on standard output" -- "$MT" --peak-stacks="$T/peak.txt" --json "$D/peak_leaks.raw.json"
+
+# The peak as a flame graph in the timeline's colours: every frame under a
+# category in that category's colour over white (red for ACTIVATION: r 255,
+# g = b), bytes shown in MiB with the exact count.
+begin
+printf 'ACTIVATION;forward;relu 6332420\nPARAMETER;init 2648104\nelsewhere 1000\n' |
+	"$BUILD/flamegraph" --colors torchmem --bytes > "$T/mem.svg" 2> "$T/err"
+rc=$?; want_rc 0
+python3 - "$T/mem.svg" > "$T/colours" 2>&1 <<'EOF2' || problem "$(tail -n 3 "$T/colours")"
+import re, sys
+svg = open(sys.argv[1]).read()
+frames = dict(re.findall(r'<title>([^ <]+) \([^<]*</title><rect [^>]*fill="rgb\((\d+,\d+,\d+)\)"', svg))
+def rgb(name): return tuple(int(x) for x in frames[name].split(','))
+for name in ('ACTIVATION', 'forward', 'relu'):
+    r, g, b = rgb(name)
+    assert r == 255 and g == b and g > 60, (name, r, g, b)   # red over white
+for name in ('PARAMETER', 'init'):
+    r, g, b = rgb(name)
+    assert r == b and g > r, (name, r, g, b)                 # darkgreen over white
+assert rgb('relu') != rgb('ACTIVATION'), 'deeper frames are fainter'
+r, g, b = rgb('elsewhere')
+assert r == 0, ('no category: the mem palette', r, g, b)
+assert 'ACTIVATION (6.04 MiB = 6,332,420 bytes, ' in svg, 'MiB in the tooltip'
+assert 'elsewhere (1,000 bytes, ' in svg, 'small counts stay in bytes'
+EOF2
+finish "flamegraph --colors torchmem --bytes: category colours of the plot, MiB tooltips with exact bytes"
 then_file_golden "$T/peak.txt" peak_leaks.peak.txt "--peak-stacks=FILE --json: FILE holds the peak stacks"
 rm -f "$T/s.txt" "$T/l.txt" "$T/o.json"
 expect_exit 0 "--summary=FILE --leaks=FILE -o FILE: all to files" -- "$MT" --summary="$T/s.txt" --leaks="$T/l.txt" -o "$T/o.json" "$D/peak_leaks.raw.json"
@@ -359,8 +385,8 @@ expect_bad "ovf.json: event 2: live bytes do not fit in 64 bits" "live bytes pas
 w ovftotal.json '[[1000, 2, 9223372036854775807, 3], [2000, 2, 1, 4]]'
 expect_bad "ovftotal.json: event 2:" "the total of two categories past 2^63-1: error" -- "$MT" "$T/ovftotal.json"
 w empty.json ''
-expect_bad "empty.json: empty input" "empty file" -- "$MT" "$T/empty.json"
-expect_bad "<stdin>: empty input" "empty standard input" -- feed "$T/empty.json" "$MT" -
+expect_bad "memtimeline: $T/empty.json: empty input" "empty file" -- "$MT" "$T/empty.json"
+expect_bad "memtimeline: <stdin>: empty input" "empty standard input" -- feed "$T/empty.json" "$MT" -
 w blank.json '  
 '
 expect_bad "blank.json: byte " "file of blanks: malformed JSON" -- "$MT" "$T/blank.json"
@@ -485,8 +511,9 @@ expect_usage "--device: 'cuda:x' is not cpu, cuda or cuda:N" "--device cuda:x" -
 expect_usage "--device: 'cuda:' is not" "--device cuda:" -- "$MT" --device cuda: "$E"
 expect_usage "--html, --json and --raw exclude each other" "--html with --raw" -- "$MT" --html --raw "$E"
 expect_usage "--html, --json and --raw exclude each other" "--json with --raw" -- "$MT" --json --raw "$E"
-expect_usage "unrecognized option '--nosuch'" "unknown option" -- "$MT" --nosuch "$E"
-expect_usage "requires an argument" "-o without its argument" -- "$MT" "$E" -o
+expect_usage "memtimeline: unknown option '--nosuch'" "unknown option" -- "$MT" --nosuch "$E"
+then_stderr_lacks "unrecognized" "an unknown option is said once (not getopt's line too)"
+expect_usage "memtimeline: option '-o' needs a value" "-o without its argument" -- "$MT" "$E" -o
 expect_stdout_contains 0 "Usage: memtimeline" "--help: exit 0, usage on stdout" -- "$MT" --help
 expect_stdout_contains 0 "memtimeline (flamekit)" "--version: exit 0" -- "$MT" --version
 

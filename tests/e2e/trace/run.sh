@@ -139,7 +139,7 @@ finish "simple_add (A100) --table: # of Calls per name = its events in the trace
 # without one, its file.
 expect_stdout_contains 0 "rank 1;ProfilerStep*;t.py(3): f;aten::mm 25" "--tag-files: a trace with a rank is tagged \"rank N\"" \
 	-- "$SF" -q --tag-files "$here/nest.json" "$here/legacy.json" "$kineto/simple_add_a100.json.gz"
-then_stdout_contains "$here/legacy.json;aten::mm 3" "--tag-files: a trace without distributedInfo is tagged by its file name"
+then_stdout_contains "legacy.json;aten::mm 3" "--tag-files: a trace without distributedInfo is tagged by its file name"
 then_stdout_contains "rank 0;[param|cuda] 134157" "--tag-files: the A100 trace is rank 0"
 
 # memtimeline: [memory] events, by address and device, in time order

@@ -1,0 +1,135 @@
+/* test_capkernels.c - CUDA kernel names in captures: CUPTI gives C++
+ * kernels mangled; folding (analysis/capture/fold.c) names the kernel leaf
+ * frame demangled without its argument list, as host frames are, keeps a
+ * name that does not demangle as it is, and stackfold --table shows the
+ * same names. The capture is built here (GPU_KERNELS records by hand): no
+ * GPU, no CUPTI.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analysis/core/folded_write.h"
+#include "render/stackfold_run.h"
+
+#include "scratch_dir.h"
+#include "capture_build.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	return scratch_make("test_capkernels");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return scratch_remove();
+}
+
+static const char *const kernel_names[] = {
+	"_Z10vector_addPfS_S_i", /* void vector_add(float*, float*, float*, int) */
+	"_Z4gemmIfEvPT_S1_i",    /* template<class T> void gemm(T*, T*, int), T = float */
+	"_Z99short",             /* mangled-looking, but not: kept */
+	"relu_kernel",           /* extern "C": as it is */
+};
+
+/* One kernel of each name, name i running (i + 1) us, no host stack. */
+static const char *write_capture(void)
+{
+	struct cap b;
+	cap_begin(&b);
+	fk_cap_put_string(&b.p, "gpu", 3);
+	fk_cap_put_string(&b.p, "on (test)", 9);
+	cap_chunk(&b, FK_CAP_META);
+	for (uint64_t i = 0; i < 4; i++) {
+		fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+		fk_cap_put_uvarint(&b.p, i + 1);
+		fk_cap_put_string(&b.p, kernel_names[i], strlen(kernel_names[i]));
+		fk_cap_put_u8(&b.p, FK_CAP_GPU_KERNEL);
+		fk_cap_put_uvarint(&b.p, 100 + i); /* correlation: no API call */
+		fk_cap_put_uvarint(&b.p, 0);       /* device */
+		fk_cap_put_uvarint(&b.p, 7);       /* stream */
+		fk_cap_put_uvarint(&b.p, 5000 * (i + 1));
+		fk_cap_put_uvarint(&b.p, 1000 * (i + 1));
+		fk_cap_put_uvarint(&b.p, i + 1);   /* name id */
+		fk_cap_put_uvarint(&b.p, 0);       /* not from a graph */
+	}
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	cap_end(&b);
+	struct fk_capture c;
+	const char *path = cap_load(&b, "k.stackcap", &c);
+	fk_capture_free(&c);
+	return path;
+}
+
+static void test_kernel_frames_demangled(void **state)
+{
+	(void)state;
+	const char *path = write_capture();
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	struct fk_capture c;
+	assert_true(fk_capture_load(path, "k", &c, &d));
+	struct fk_stacks s = { 0 };
+	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SELF_CUDA };
+	assert_true(fk_capture_fold(&c, &o, &s, &d));
+	uint32_t *ids = fk_stacks_sorted(&s, FK_ORDER_STACK);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&s) };
+	uint64_t written;
+	fk_folded_write(f, &s, &wo, &written);
+	fclose(f);
+	assert_string_equal(text, "[no host stack];_Z99short 3\n"
+				  "[no host stack];gemm<float> 2\n"
+				  "[no host stack];relu_kernel 4\n"
+				  "[no host stack];vector_add 1\n");
+	free(text);
+	free(ids);
+	fk_stacks_free(&s);
+	fk_capture_free(&c);
+}
+
+static void test_table_names_demangled(void **state)
+{
+	(void)state;
+	const char *path = write_capture();
+	char in[512];
+	snprintf(in, sizeof in, "%s", path);
+	char *inputs[] = { in };
+	struct fk_stackfold_opts o;
+	fk_stackfold_opts_defaults(&o);
+	o.inputs = inputs;
+	o.ninputs = 1;
+	o.output = path_of("table.txt");
+	o.table = true;
+	o.read.capture.metric = FK_METRIC_SELF_CUDA;
+	o.tableview.metric_given = true;
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	assert_int_equal(fk_stackfold_run(&o, &d), FK_EXIT_OK);
+	FILE *f = fopen(path_of("table.txt"), "r");
+	assert_non_null(f);
+	char table[8192];
+	size_t n = fread(table, 1, sizeof table - 1, f);
+	fclose(f);
+	table[n] = 0;
+	assert_non_null(strstr(table, "vector_add"));
+	assert_non_null(strstr(table, "gemm<float>"));
+	assert_non_null(strstr(table, "relu_kernel"));
+	assert_null(strstr(table, "_Z10vector_add"));
+	assert_null(strstr(table, "_Z4gemm"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_frames_demangled),
+		cmocka_unit_test(test_table_names_demangled),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
