@@ -19,6 +19,8 @@ static void usage(FILE *f)
 "HTML page with the stacked plot, plus the peak and what was live at it.\n"
 "stackcap captures give the host heap (stackcap --alloc) or GPU memory\n"
 "(--device cuda:N), by address, with the stacks that allocated.\n"
+"torch.profiler Chrome/Kineto traces give their [memory] events\n"
+"(profile_memory=True), by address and device.\n"
 "Several inputs are merged into one timeline in time order.\n"
 "\n"
 "Output (the timeline; JSON on standard output when nothing else is asked):\n"

@@ -21,6 +21,11 @@ static void usage(FILE *f)
 "differential \"stack BEFORE AFTER\"), perf script output, stackcap captures\n"
 "(symbolized here); gzip-compressed or not, files or pipes, each kind told from\n"
 "its first bytes; '-' or no FILE reads standard input.\n"
+"torch.profiler Chrome/Kineto traces: self CPU time of nested CPU events, or\n"
+"--metric self_cuda_time_total (GPU time per launching stack), --table,\n"
+"--no-kernel-frames, --threads, --nvtx (a root per ProfilerStep#N),\n"
+"--tag-files (\"rank N\"), --join-backward (backward ops under the stack of\n"
+"their forward op, through fwdbwd flows); see README.md.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        write to FILE instead of standard output\n"
@@ -114,6 +119,7 @@ static const struct {
 	{ "threads", OPT(read.capture.threads), 0 },
 	{ "no-kernel-frames", OPT(read.capture.no_kernel_frames), 0 },
 	{ "nvtx", OPT(read.capture.nvtx), 0 },
+	{ "join-backward", OPT(read.join_backward), 0 },
 	{ "pid", OPT(read.perf.pid), 0 },
 	{ "tid", OPT(read.perf.tid), 0 },
 	{ "kernel", OPT(read.perf.kernel), 0 },

@@ -247,7 +247,8 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		else if (into->lines == lines_before)
 			fk_diag_note(d, "%s: no stacks found", fk_input_display_name(inputs[i]));
 		if (status == FK_EXIT_OK && transform) {
-			fo.root = o->tag_files ? tag_name(inputs, ninputs, i) : NULL;
+			/* a trace names itself by its rank */
+			fo.root = !o->tag_files ? NULL : *found.tag ? found.tag : tag_name(inputs, ninputs, i);
 			/* --diff: each input folds on its own side */
 			struct fk_stacks *to = o->diff ? &sides[i] : &result;
 			enum fk_stacks_status st = fk_fold(to, &one, &fo, &stats, NULL);
@@ -259,6 +260,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 			}
 		}
 		tv.capture |= found.capture;
+		tv.per_event |= found.per_event;
 		fk_stacks_free(&one);
 		fk_stacks_free(&one_gpu);
 	}

@@ -9,11 +9,35 @@
 #include "formats/input.h"
 #include "analysis/mem/torch.h"
 #include "analysis/capture/model.h"
+#include "analysis/trace/memory.h"
 
 static bool before(const struct fk_mem_timeline *tl, size_t a, size_t b)
 {
 	return tl->t_ns[a] < tl->t_ns[b] ||
 	       (tl->t_ns[a] == tl->t_ns[b] && (tl->kind[a] & 0xf) < (tl->kind[b] & 0xf));
+}
+
+/* A torch trace's [memory] events (profile_memory=True). */
+static bool load_trace(struct fk_input *input, const char *name, int16_t *device,
+		       struct fk_mem_timeline *tl, struct fk_diag *d)
+{
+	struct fk_trace t;
+	bool ok = fk_trace_load(input, &t, d);
+	fk_input_close(input);
+	if (ok && t.nmem == 0) {
+		fk_diag_error(d, "%s: this trace has no [memory] events (torch.profiler.profile("
+			      "profile_memory=True) records them)", name);
+		ok = false;
+	}
+	/* No --device: like torch, cuda:0 when there is GPU memory, else the host. */
+	if (ok && *device == FK_MEM_DEVICE_ANY)
+		*device = fk_trace_memory_device(&t);
+	if (ok && !fk_trace_memory(&t, *device, tl)) {
+		fk_diag_error(d, "%s: out of memory", name);
+		ok = false;
+	}
+	fk_trace_free(&t);
+	return ok;
 }
 
 bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *const *paths,
@@ -61,7 +85,10 @@ bool fk_mem_load(struct fk_mem_timeline *tl, struct fk_mem_inputs *in, char *con
 			fk_capture_free(&c);
 			if (!ok)
 				return false;
-		} else if (input.kind == FK_KIND_PERF || input.kind == FK_KIND_CHROME_TRACE) {
+		} else if (input.kind == FK_KIND_CHROME_TRACE) {
+			if (!load_trace(&input, name, &device, tl, d))
+				return false;
+		} else if (input.kind == FK_KIND_PERF) {
 			/* Known kinds of other commands; anything else gets the
 			 * JSON reader's own precise complaint. */
 			fk_diag_error(d, "%s: this is %s, not a torch memory timeline or a "

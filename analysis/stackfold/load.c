@@ -3,6 +3,7 @@
 
 #include "analysis/core/stackload.h"
 #include "analysis/stackfold/perf.h"
+#include "analysis/stackfold/trace.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/dtrace.h"
 
@@ -99,6 +100,7 @@ enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct f
 			      fk_input_kind_description(in->kind));
 		return FK_INPUT_ERROR;
 	case FK_KIND_CHROME_TRACE:
+		return fk_stackfold_load_trace(in, o, into, gpu, found, d);
 	case FK_KIND_JSON:
 		break;
 	}

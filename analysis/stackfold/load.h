@@ -27,12 +27,19 @@ struct fk_stackfold_read {
 	enum fk_cap_metric metric;
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
+	bool join_backward;          /* traces: backward ops under their forward op */
 };
 
 /* What reading one input found besides its stacks. */
 struct fk_stackfold_found {
 	bool capture;    /* it was a stackcap capture */
 	char loss[400];  /* what that capture lost (fk_capture_loss); "" nothing */
+	/* A torch trace read for a table: its stacks hold one line per event
+	 * of the leaf, zero values included, so calls are a frame's events. */
+	bool per_event;
+	/* What names the input for --tag-files, when it names itself: a
+	 * trace's rank ("rank 3", from distributedInfo); "" otherwise. */
+	char tag[48];
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu

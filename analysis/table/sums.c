@@ -20,13 +20,14 @@ static struct fk_table_row *row_of(struct fk_table *t, const char *name, size_t 
 	return r;
 }
 
-bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s, bool calls)
+bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
+		  enum fk_table_calls calls)
 {
 	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
 		const struct fk_str *k = fk_strtab_get(&s->keys, id);
 		const struct fk_stack_sums *sums = &s->sums[id];
 		uint64_t serial = ++t->stacks;
-		uint64_t n = calls ? sums->lines : 0;
+		uint64_t n = calls != FK_CALLS_NONE ? sums->lines : 0;
 		if (!fk_num_add(&t->grand[metric], sums->value))
 			return false;
 		t->grand_calls += n;
@@ -40,12 +41,13 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s, boo
 				r->seen = serial;
 				if (!fk_num_add(&r->total[metric], sums->value))
 					return false;
-				r->calls += n;
+				r->calls += calls == FK_CALLS_HELD ? n : 0;
 			}
 			p = stop + 1;
 		}
 		if (r) { /* the leaf */
 			r->leaf[metric] = true;
+			r->calls += calls == FK_CALLS_LEAF ? n : 0;
 			if (!fk_num_add(&r->self[metric], sums->value))
 				return false;
 		}

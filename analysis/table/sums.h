@@ -42,9 +42,19 @@ struct fk_table {
 	uint64_t stacks;	/* stacks added so far (the "seen" serial) */
 };
 
-/* Adds the stacks of one metric (0 or 1); calls: each stack's line count
- * is its number of calls. false: out of memory, or a sum past 128 bits. */
-bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s, bool calls);
+/* What a stack's line count is. */
+enum fk_table_calls {
+	FK_CALLS_NONE = 0,  /* nothing: no call counts */
+	FK_CALLS_HELD = 1,  /* calls of every frame the stack holds (an export_stacks
+			       line is one op call under its Python frames) */
+	FK_CALLS_LEAF = 2,  /* calls of its leaf only (a trace's stacks: one line per
+			       event, so a frame's calls are its own events) */
+};
+
+/* Adds the stacks of one metric (0 or 1), their line counts as calls.
+ * false: out of memory, or a sum past 128 bits. */
+bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
+		  enum fk_table_calls calls);
 
 enum fk_table_by {
 	FK_TABLE_BY_FRAME,  /* every frame name */

@@ -51,8 +51,8 @@ static void describe(const struct fk_tableview_opts *o, struct fk_toptable_metri
 		*mt = (struct fk_toptable_metric){ .label = cuda ? "CUDA" : "CPU",
 						   .key = cuda ? "cuda_time_us" : "cpu_time_us",
 						   .unit = FK_UNIT_US, .device = cuda };
-		/* torch export_stacks: one line per op call */
-		*calls = mt->avg = !o->capture;
+		/* torch export_stacks: one line per op call; traces: per event */
+		*calls = mt->avg = !o->capture || o->per_event;
 		break;
 	}
 	case FK_METRIC_ALLOC_BYTES:
@@ -130,7 +130,8 @@ int fk_tableview_build(struct fk_toptable *tt, struct fk_table *t, const struct 
 	*tt = (struct fk_toptable){ .t = t, .limit = o->limit, .nmetrics = 1 };
 	*t = (struct fk_table){ 0 };
 	describe(o, &tt->metric[0], &tt->calls);
-	bool ok = fk_table_add(t, 0, first, tt->calls);
+	enum fk_table_calls calls = o->per_event ? FK_CALLS_LEAF : FK_CALLS_HELD;
+	bool ok = fk_table_add(t, 0, first, tt->calls ? calls : FK_CALLS_NONE);
 	if (ok && gpu && fk_stacks_count(gpu) > 0) {
 		/* torch shows device columns when there is device time; the
 		 * calls are the kernel launches */
@@ -139,7 +140,7 @@ int fk_tableview_build(struct fk_toptable *tt, struct fk_table *t, const struct 
 							     .avg = true };
 		tt->nmetrics = 2;
 		tt->calls = true;
-		ok = fk_table_add(t, 1, gpu, true);
+		ok = fk_table_add(t, 1, gpu, calls);
 	}
 	if (!ok)
 		return 1;

@@ -46,7 +46,9 @@ struct fk_toptable {
 enum fk_toptable_format { FK_TOPTABLE_TEXT, FK_TOPTABLE_CSV, FK_TOPTABLE_JSON };
 
 struct fk_tableview_opts {
-	bool capture;        /* the stacks came from stackcap captures */
+	bool capture;        /* the stacks came from stackcap captures (or traces) */
+	bool per_event;      /* one stack line per event of its leaf (torch traces):
+				calls are a frame's own events, times averaged */
 	bool metric_given;   /* --metric was given (for stack text: what the values are) */
 	enum fk_cap_metric metric;
 	enum fk_table_by by;

@@ -138,3 +138,20 @@ if [ -f "$scp" ]; then
 	cmp -s "$dir/perf_inline.folded" "$dir/perf_inline_pl.folded" && same=identical || same=DIFFERENT
 	echo "  stackcollapse-perf.pl --inline --context (runs addr2line per address): ${ppi}s -> $(awk -v a="$ppi" -v b="$pi" 'BEGIN{printf "%.0f", a/b}')x, output $same"
 fi
+
+# torch Chrome/Kineto traces: a synthetic trace shaped like kineto's output
+# (tests/bench/gentrace.py, BENCH_TRACE_BYTES, default 200 MB), folded for
+# CPU and GPU time, beside Python's json.load of the same file (one run).
+# MB/s per core: bytes over the CPU time (user + system) of the best run.
+tbytes=${BENCH_TRACE_BYTES:-200000000}
+tr=$dir/trace_$tbytes.json
+[ -s "$tr" ] || { python3 "$here/gentrace.py" "$tbytes" > "$tr.tmp" && mv "$tr.tmp" "$tr"; }
+trsize=$(wc -c < "$tr")
+cat "$tr" > /dev/null
+trate() { awk -v b="$trsize" -v s="$1" 'BEGIN { printf "%.0f MB/s", b / 1e6 / s }'; }
+set -- $(m "$BUILD/stackfold $tr > $dir/trace.folded"); tw=$1; trss=$2; tc=$3
+echo "torch trace ($(echo "$trsize" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${tw}s $(trate "$tw"), CPU ${tc}s: $(trate "$tc") per core, peak RSS $((trss / 1024)) MB"
+set -- $(m "$BUILD/stackfold --metric self_cuda_time_total $tr > $dir/trace.gpu.folded"); gw=$1; gc=$3
+echo "  --metric self_cuda_time_total: ${gw}s $(trate "$gw"), CPU ${gc}s: $(trate "$gc") per core"
+set -- $(m1 "python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $tr"); pw=$1; prss=$2; pc=$3
+echo "  python3 json.load alone: ${pw}s $(trate "$pw"), CPU ${pc}s: $(trate "$pc") per core, peak RSS $((prss / 1024)) MB -> stackfold $(awk -v a="$pw" -v b="$tw" 'BEGIN{printf "%.1f", a/b}')x faster"

@@ -440,7 +440,7 @@ expect_stdout_contains 0 '<title>all (49 bytes, 100%)</title>' "decimal totals a
 expect_stderr_contains 1 "this is perf script output: fold it first (stackfold" "flamegraph on perf script: refused, pointing at stackfold" -- "$FG" "$root/samples/perf/cpu_shares.perf.txt"
 expect_stderr_contains 1 "read it with memtimeline" "stackfold on a torch memory timeline: refused, pointing at memtimeline" -- "$SF" "$root/samples/torch/memory_mlp_train.raw.json.gz"
 printf '{"schemaVersion": 1, "traceEvents": []}' > "$T/trace.json"
-expect_stderr_contains 1 "a Chrome/Kineto trace, which stackfold does not read" "stackfold on a Chrome trace: refused, not folded as text" -- "$SF" "$T/trace.json"
+expect_stderr_contains 0 "trace.json: no stacks found" "stackfold on an empty Chrome trace: read as a trace (tests/e2e/trace/), not folded as text" -- "$SF" "$T/trace.json"
 expect_stderr_contains 1 "this is perf script output, not a torch memory timeline" "memtimeline on perf script: refused by its kind" -- "$BUILD/memtimeline" "$root/samples/perf/cpu_shares.perf.txt"
 gzip -c "$D/fold_a.txt" > "$T/fold_a.txt.gz"
 begin; out=$(cat "$T/fold_a.txt.gz" | "$SF"); [ "$out" = "$("$SF" "$D/fold_a.txt")" ] || problem "gzip on a pipe folds differently"; finish "gzipped stack text on a pipe: the same as the file" nosan

@@ -106,6 +106,25 @@ static char *write(const struct fk_stacks *first, const struct fk_stacks *gpu,
 }
 
 /* A torch export_stacks file: values are self CPU us, one line per call. */
+/* A trace's stacks: one line per event of the leaf, zero values included,
+ * so a frame's calls are its own lines, not those below it. */
+static void test_calls_per_leaf(void **state)
+{
+	(void)state;
+	static const char *const lines[] = { "a 3", "a;b 2", "a;b 1", "a;b;a 0", NULL };
+	struct fk_stacks s;
+	load(&s, lines);
+	struct fk_table t = { 0 };
+	assert_true(fk_table_add(&t, 0, &s, FK_CALLS_LEAF));
+	assert_int_equal(t.grand_calls, 4);
+	assert_int_equal(row(&t, "a")->calls, 2); /* "a" and "a;b;a", not b's */
+	assert_int_equal(row(&t, "b")->calls, 2);
+	assert_int_equal(whole(row(&t, "a")->total[0]), 6);
+	assert_int_equal(whole(row(&t, "b")->self[0]), 3);
+	fk_table_free(&t);
+	fk_stacks_free(&s);
+}
+
 static void test_torch_text(void **state)
 {
 	(void)state;
@@ -331,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_total_recursion),
+		cmocka_unit_test(test_calls_per_leaf),
 		cmocka_unit_test(test_torch_text),
 		cmocka_unit_test(test_plain_numbers_and_escaping),
 		cmocka_unit_test(test_cpu_and_cuda),
