@@ -18,11 +18,12 @@ void fk_flamegraph_opts_defaults(struct fk_flamegraph_opts *o)
 	fk_flame_opts_defaults(&o->flame);
 }
 
-/* A capture folded as `stackfold FILE` folds it, then added as the lines
- * stackfold would print, in its order (flame charts keep it), so that
- * `flamegraph app.stackcap` draws what `stackfold app.stackcap | flamegraph`
- * does. What the capture lost is appended to loss ("name: what; ..."). */
-static bool load_capture(struct fk_input *in, const struct fk_flamegraph_opts *o,
+/* A capture or a torch trace folded as `stackfold FILE` folds it, then
+ * added as the lines stackfold would print, in its order (flame charts keep
+ * it), so that `flamegraph app.stackcap` draws what `stackfold app.stackcap
+ * | flamegraph` does. What a capture lost is appended to loss ("name: what;
+ * ..."). */
+static bool load_folded(struct fk_input *in, const struct fk_flamegraph_opts *o,
 			 struct fk_stacks *raw, struct fk_seq *seq, char *loss, size_t n,
 			 struct fk_diag *d)
 {
@@ -56,8 +57,8 @@ static bool load_capture(struct fk_input *in, const struct fk_flamegraph_opts *o
 	return ok;
 }
 
-/* One input: folded stack text, or a capture (folded first, as stackfold
- * does); other kinds are stackfold's or memtimeline's. */
+/* One input: folded stack text, or a capture or torch trace (folded first,
+ * as stackfold does); other kinds are stackfold's or memtimeline's. */
 static bool load_input(const char *path, const struct fk_flamegraph_opts *o,
 		       struct fk_stacks *raw, struct fk_seq *seq, char *loss, size_t n,
 		       struct fk_diag *d)
@@ -66,8 +67,8 @@ static bool load_input(const char *path, const struct fk_flamegraph_opts *o,
 	if (!fk_input_open(&in, path, d))
 		return false;
 	bool ok = false;
-	if (in.kind == FK_KIND_CAPTURE)
-		ok = load_capture(&in, o, raw, seq, loss, n, d);
+	if (in.kind == FK_KIND_CAPTURE || in.kind == FK_KIND_CHROME_TRACE)
+		ok = load_folded(&in, o, raw, seq, loss, n, d);
 	else if (in.kind != FK_KIND_STACKS)
 		fk_diag_error(d, "%s: this is %s: fold it first (stackfold %s | flamegraph)",
 			      in.name, fk_input_kind_description(in.kind),

@@ -210,4 +210,13 @@ expect_stdout_contains 0 "aten::linear;aten::t;aten::transpose;aten::as_strided"
 expect_stdout_contains 0 "[launch not in trace];void at::native::vectorized_elementwise_kernel" "trace_compare_base: kernels whose launch the window cut" \
 	-- "$SF" --metric self_cuda_time_total "$kineto/trace_compare_base.json.gz"
 
+# flamegraph folds a trace itself, as it folds a capture: the same SVG as
+# through stackfold.
+begin
+"$SF" -q --metric self_cuda_time_total "$kineto/simple_add_a100.json.gz" | "$BUILD/flamegraph" --countname us > "$T/piped.svg"
+"$BUILD/flamegraph" -q --metric self_cuda_time_total --countname us "$kineto/simple_add_a100.json.gz" > "$T/direct.svg" 2> "$T/err"
+cmp -s "$T/piped.svg" "$T/direct.svg" || problem "flamegraph TRACE differs from stackfold TRACE | flamegraph"
+grep -q '<title>all (49,816 us, 100%)</title>' "$T/direct.svg" || problem "total is not the trace's GPU time"
+finish "flamegraph TRACE --metric self_cuda_time_total: the same SVG as through stackfold"
+
 done_testing
