@@ -68,6 +68,8 @@ const char *fk_capture_lacks(const struct fk_capture *c, enum fk_cap_metric m)
 struct texts {
 	const struct fk_capture *c;
 	const struct fk_py_opts *py;
+	struct fk_py_opts py_own; /* the options, the script's directory added */
+	char *script_dir;
 	struct fk_symbolizer *sym;
 	struct fk_arena arena;
 	const char **text; /* per node; NULL until made */
@@ -111,6 +113,14 @@ static bool texts_open(struct texts *t, const struct fk_capture *c, unsigned sym
 	memset(t, 0, sizeof *t);
 	t->c = c;
 	t->py = py;
+	/* torch strips sys.path's prefixes, the script's directory first among
+	 * them: so do Python frames of the script and its neighbours. */
+	t->script_dir = fk_capture_script_dir(c);
+	if (t->script_dir && !py->full_paths && py->nprefix < FK_PY_PREFIX_MAX) {
+		t->py_own = *py;
+		t->py_own.prefix[t->py_own.nprefix++] = t->script_dir;
+		t->py = &t->py_own;
+	}
 	struct fk_sym_module *mods = calloc(c->nmodules ? c->nmodules : 1, sizeof *mods);
 	size_t n = c->nnodes ? c->nnodes : 1;
 	t->text = calloc(n, sizeof *t->text);
@@ -133,6 +143,7 @@ static void texts_close(struct texts *t)
 {
 	if (t->sym)
 		fk_sym_close(t->sym);
+	free(t->script_dir);
 	fk_arena_free(&t->arena);
 	free(t->text);
 	free(t->len);

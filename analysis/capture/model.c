@@ -739,3 +739,38 @@ void fk_capture_free(struct fk_capture *c)
 	free(c->pyframes);
 	memset(c, 0, sizeof *c);
 }
+
+char *fk_capture_script_dir(const struct fk_capture *c)
+{
+	if (!c->command)
+		return NULL;
+	/* The first word after the program's own that ends in ".py". */
+	const char *p = c->command + strcspn(c->command, " ");
+	while (*p) {
+		p += strspn(p, " ");
+		size_t n = strcspn(p, " ");
+		if (n > 3 && memcmp(p + n - 3, ".py", 3) == 0) {
+			const char *slash = memrchr(p, '/', n);
+			size_t dirlen = slash ? (size_t)(slash - p) : 0;
+			bool relative = p[0] != '/';
+			if (relative && !c->cwd)
+				return NULL;
+			size_t cwdlen = relative ? strlen(c->cwd) : 0;
+			char *dir = malloc(cwdlen + 1 + dirlen + 1);
+			if (!dir)
+				return NULL;
+			size_t k = 0;
+			if (relative) {
+				memcpy(dir, c->cwd, cwdlen);
+				k = cwdlen;
+				if (dirlen)
+					dir[k++] = '/';
+			}
+			memcpy(dir + k, p, dirlen);
+			dir[k + dirlen] = 0;
+			return dir;
+		}
+		p += n;
+	}
+	return NULL;
+}

@@ -158,6 +158,12 @@ bool fk_capture_load_samples(const char *path, const char *name, struct fk_captu
 			     struct fk_diag *d);
 void fk_capture_free(struct fk_capture *c);
 
+/* The directory of the Python script the capture's command ran
+ * ("python3 dir/train.py ...": DIR made absolute with META cwd), malloc'd;
+ * NULL when the command names no .py file. torch strips it from file names
+ * (it is sys.path[0]). */
+char *fk_capture_script_dir(const struct fk_capture *c);
+
 /* What c lost, one line ("no END chunk (...); 2 damaged chunks skipped
  * (4096 bytes); 12 samples and 0 events dropped (rings full)"): false, and
  * buf empty, when nothing was. Loading reports it (an error under --strict). */

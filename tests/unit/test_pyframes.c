@@ -453,6 +453,36 @@ static void test_damaged_pyframes_chunk(void **state)
 	free_cap(&k);
 }
 
+/* The script's directory, torch's sys.path[0]: from the command and cwd. */
+static void test_script_dir(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *command, *cwd, *want;
+	} cases[] = {
+		{ "/usr/bin/python3 /work/samples/mlp.py", "/tmp", "/work/samples" },
+		{ "python3 sub/x.py --steps 3", "/tmp", "/tmp/sub" },
+		{ "python3 x.py", "/home/u", "/home/u" },
+		{ "python3 -u ./train.py", "/srv", "/srv/." },
+		{ "python3 -m pkg.train", "/srv", NULL },
+		{ "python3 x.py", NULL, NULL },   /* relative, and no cwd recorded */
+		{ "/opt/app", "/srv", NULL },     /* not Python at all */
+		{ "python3 .py", "/srv", NULL },  /* no name before ".py" */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fk_capture c;
+		memset(&c, 0, sizeof c);
+		c.command = (char *)cases[i].command;
+		c.cwd = (char *)cases[i].cwd;
+		char *dir = fk_capture_script_dir(&c);
+		if (!cases[i].want)
+			assert_null(dir);
+		else
+			assert_string_equal(dir, cases[i].want);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_capture_frames),
 		cmocka_unit_test(test_info_without_python),
 		cmocka_unit_test(test_damaged_pyframes_chunk),
+		cmocka_unit_test(test_script_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
