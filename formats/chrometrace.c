@@ -42,6 +42,7 @@ struct reader {
 	int arg_key;             /* K_ARG + index, K_NAME, or K_NONE */
 	/* the event being read */
 	struct fk_trace_event ev;
+	bool has_cat;              /* the event has a "cat" */
 	char *name_buf, *meta_buf;
 	size_t name_cap, meta_cap;
 	bool bad_time;           /* a ts or dur that is not a number */
@@ -226,6 +227,7 @@ static void begin_event(struct reader *r)
 	r->bad_time = false;
 	r->ev = (struct fk_trace_event){ .name = "", .meta_name = "" };
 	r->ev_key = K_NONE;
+	r->has_cat = false;
 }
 
 static bool copy_text(char **buf, size_t *cap, const unsigned char *s, size_t n)
@@ -256,6 +258,10 @@ static int end_event(struct reader *r)
 	}
 	if (e->dur_ns < 0)
 		e->dur_ns = 0;
+	/* torch built without Kineto (the legacy autograd profiler, Debian's
+	 * 1.13) writes its ops as complete events with no category at all. */
+	if (e->ph == 'X' && !r->has_cat)
+		e->cat = FK_TCAT_CPU_OP;
 	if (!r->fn(r->ctx, e)) {
 		r->failed = true;
 		return 0;
@@ -330,7 +336,7 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 		struct fk_trace_event *e = &r->ev;
 		switch (r->ev_key) {
 		case K_PH: e->ph = n ? (char)s[0] : 0; break;
-		case K_CAT: e->cat = category(s, n); break;
+		case K_CAT: e->cat = category(s, n), r->has_cat = true; break;
 		case K_NAME:
 			if (!copy_text(&r->name_buf, &r->name_cap, s, n))
 				return fail(r, "out of memory");

@@ -219,4 +219,17 @@ cmp -s "$T/piped.svg" "$T/direct.svg" || problem "flamegraph TRACE differs from 
 grep -q '<title>all (49,816 us, 100%)</title>' "$T/direct.svg" || problem "total is not the trace's GPU time"
 finish "flamegraph TRACE --metric self_cuda_time_total: the same SVG as through stackfold"
 
+# A trace torch itself wrote here (Debian's 1.13, no Kineto: events with no
+# category) against the key_averages table torch printed for the same run:
+# each op's self CPU time and calls, and its CPU total, as torch has them.
+begin
+"$SF" -q --table --by leaf --limit 8 "$kineto/mlp_torch113_legacy.json.gz" > "$T/ours" 2> "$T/err"
+rc=$?; want_rc 0
+for op in aten::mm aten::addmm aten::gelu aten::uniform_ aten::copy_ aten::add_ aten::normal_; do
+	want=$(awk -v op="$op" '$1 == op { print $3, $5, $7 }' "$kineto/mlp_torch113_legacy.key_averages.txt")
+	got=$(awk -v op="$op" '$1 == op { print $3, $5, $7 }' "$T/ours")
+	[ -n "$want" ] && [ "$want" = "$got" ] || problem "$op: torch '$want', stackfold '$got'"
+done
+finish "torch 1.13's own trace (legacy, no categories): --table's self CPU, CPU total and calls are key_averages'"
+
 done_testing
