@@ -42,7 +42,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 # (libcupti itself is loaded at run time); without them, nocuda.c.
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
-SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c formats/capwrite.c \
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c formats/capwrite.c \
 	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
@@ -141,6 +141,9 @@ $(BUILD)/bench-gen: tests/bench/gen.c
 $(BUILD)/bench-genmem: tests/bench/genmem.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) $< -o $@
+$(BUILD)/bench-mallocloop: tests/bench/mallocloop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FK_CFLAGS) -fno-omit-frame-pointer $< -o $@
 $(BUILD)/bench-gencap: tests/bench/gencap.c $(BUILD)/libflamekit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -o $@
@@ -150,7 +153,8 @@ demo: deps
 	@BUILD=$(BUILD) sh tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem $(BUILD)/bench-gencap
+	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem $(BUILD)/bench-gencap \
+		$(BUILD)/bench-mallocloop
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
 
 # Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes, in

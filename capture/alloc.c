@@ -9,8 +9,8 @@
  * the unwinder's) out of the capture. A free is recorded before the real
  * free, so the address cannot be handed out again before the record.
  * With STACKCAP_ALLOC_SAMPLE=BYTES only allocations hit by a Poisson
- * process over bytes (mean BYTES) are recorded, with their stacks; frees
- * are all recorded (cheap) and the analysis matches them.
+ * process over bytes (mean BYTES) are recorded, with their stacks, and
+ * only their frees (capture/sampleset: the addresses sampled and live).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture/sampleset.h"
 #include "capture/shim.h"
 
 typedef void *(*malloc_fn)(size_t);
@@ -80,6 +81,8 @@ static void resolve(void)
 void alloc_init(void)
 {
 	resolve();
+	if (shim_cfg.alloc_sample)
+		sampleset_init();
 }
 
 /* ---- recording ---- */
@@ -170,15 +173,18 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 static void *allocated(void *p, size_t n)
 {
 	struct thread_state *ts;
-	if (p && (ts = recording()) && sampled(ts, n))
+	if (p && (ts = recording()) && sampled(ts, n)) {
+		if (shim_cfg.alloc_sample) /* before the record: its free may race it */
+			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
+	}
 	return p;
 }
 
 static void freeing(void *p)
 {
 	struct thread_state *ts;
-	if (p && (ts = recording()))
+	if (p && (ts = recording()) && (!shim_cfg.alloc_sample || sampleset_take((uintptr_t)p)))
 		record(ts, REC_FREE, p, 0);
 }
 

@@ -50,7 +50,8 @@ static bool make_room(struct dtrace *t, size_t n)
 	char *b = malloc(cap);
 	if (!b)
 		return false;
-	memcpy(b + cap - len, t->buf + t->start, len);
+	if (len) /* the first frame: no buffer yet */
+		memcpy(b + cap - len, t->buf + t->start, len);
 	free(t->buf);
 	t->buf = b;
 	t->start = cap - len;

@@ -124,7 +124,8 @@ static void free_pyframe(struct fk_cap_python_frame *f)
  * record: the first definition read stays. */
 static void pyframes_sort(struct fk_capture *c)
 {
-	qsort(c->pyframes, c->npyframes, sizeof *c->pyframes, by_id_then_order);
+	if (c->npyframes) /* none: no array */
+		qsort(c->pyframes, c->npyframes, sizeof *c->pyframes, by_id_then_order);
 	size_t kept = 0;
 	for (size_t i = 0; i < c->npyframes; i++) {
 		if (kept && c->pyframes[kept - 1].id == c->pyframes[i].id) {

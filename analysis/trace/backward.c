@@ -43,8 +43,10 @@ uint32_t *fk_trace_backward_links(const struct fk_trace *t, size_t *joined)
 	}
 	for (size_t i = 0; i < t->ncpu; i++)
 		link[i] = FK_TRACE_NONE;
-	memcpy(f, t->flows, t->nflows * sizeof *f);
-	qsort(f, t->nflows, sizeof *f, by_id);
+	if (t->nflows) { /* none: no array to copy from */
+		memcpy(f, t->flows, t->nflows * sizeof *f);
+		qsort(f, t->nflows, sizeof *f, by_id);
+	}
 	for (size_t i = 0; i + 1 < t->nflows; i++) {
 		if (f[i].id != f[i + 1].id || !f[i].start || f[i + 1].start)
 			continue;

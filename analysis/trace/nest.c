@@ -37,7 +37,8 @@ bool fk_trace_nest(struct fk_trace *t)
 {
 	if (t->nested)
 		return true;
-	qsort(t->cpu, t->ncpu, sizeof *t->cpu, by_thread_time);
+	if (t->ncpu) /* an empty trace has no array at all */
+		qsort(t->cpu, t->ncpu, sizeof *t->cpu, by_thread_time);
 	uint32_t *open = NULL; /* the interval stack: events still open */
 	size_t nopen = 0, cap = 0;
 	uint32_t thread = FK_TRACE_NONE;

@@ -2,12 +2,16 @@
 """stackcap's cost, for make bench: the CPU sample doing a fixed amount of
 work (cpu_shares fixed), run plainly and under stackcap in turn (best of N
 each, interleaved so machine noise hits both), at default settings, with
-frame pointers, and the allocation sample with and without --alloc. Also
+frame pointers, and the allocation sample with and without --alloc; and
+the malloc loop (bench-mallocloop: 3M malloc/free pairs, 4-9 frames deep)
+plain, with exact --alloc, with --alloc-sample 524288 (only sampled blocks
+and their frees recorded) and under heaptrack when it is installed. Also
 the capture's bytes per sample.
 
 Usage: overhead.py RUNS BUILD OUTDIR
 """
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +27,15 @@ modes = {
     "alloc sample, plain": alloc,
     "alloc sample, stackcap --alloc": [f"{build}/stackcap", "--alloc", "-o", cap] + alloc,
 }
+loop = [f"{build}/bench-mallocloop", "3000000"]
+if os.path.exists(loop[0]):
+    modes["malloc loop, plain"] = loop
+    modes["malloc loop, stackcap --alloc"] = [f"{build}/stackcap", "--alloc", "-o", cap] + loop
+    modes["malloc loop, stackcap --alloc-sample 524288"] = [
+        f"{build}/stackcap", "--alloc-sample", "524288", "-o", cap] + loop
+    heaptrack = shutil.which("heaptrack")
+    if heaptrack:
+        modes["malloc loop, heaptrack"] = [heaptrack, "-o", os.path.join(out, "ht")] + loop
 best = {k: float("inf") for k in modes}
 for _ in range(runs):
     for name, cmd in modes.items():
@@ -32,7 +45,7 @@ for _ in range(runs):
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         best[name] = min(best[name], time.perf_counter() - t)
 for name, secs in best.items():
-    base = best["cpu sample, plain"] if name.startswith("cpu") else best["alloc sample, plain"]
+    base = best[name.split(",")[0] + ", plain"]
     extra = "" if "plain" in name else f"  overhead {100 * (secs / base - 1):+.1f}%"
     print(f"stackcap: {name}: {secs:.3f}s{extra}")
 if os.path.exists(cap):

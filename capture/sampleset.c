@@ -1,0 +1,62 @@
+/* sampleset.c - sampled addresses (see sampleset.h). */
+#include "capture/sampleset.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+/* 2^18 slots (2 MiB): at a 512 KiB sampling mean, 196,608 sampled blocks
+ * live at once is some 100 GB of heap. */
+#define SLOTS_LOG2 18
+#define SLOTS ((size_t)1 << SLOTS_LOG2)
+#define MAX_PROBE 64        /* probes before the set counts as full */
+#define EMPTY 0
+#define FREED 1             /* was an address: probing goes on past it */
+
+static _Atomic(uintptr_t) *slots;
+static _Atomic int full;    /* frees are all recorded from now on */
+
+bool sampleset_init(void)
+{
+	void *m = mmap(NULL, SLOTS * sizeof *slots, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		atomic_store(&full, 1);
+		return false;
+	}
+	slots = m;
+	return true;
+}
+
+static size_t home(uintptr_t a)
+{
+	return (size_t)(((uint64_t)a >> 4) * 0x9E3779B97F4A7C15u >> (64 - SLOTS_LOG2));
+}
+
+void sampleset_add(uintptr_t a)
+{
+	if (!slots || a <= FREED || atomic_load_explicit(&full, memory_order_relaxed))
+		return;
+	for (size_t i = 0, s = home(a); i < MAX_PROBE; i++, s = (s + 1) & (SLOTS - 1)) {
+		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
+		if ((cur == EMPTY || cur == FREED) &&
+		    atomic_compare_exchange_strong(&slots[s], &cur, a))
+			return;
+	}
+	atomic_store(&full, 1); /* a free of a must not be missed */
+}
+
+bool sampleset_take(uintptr_t a)
+{
+	if (!slots || atomic_load_explicit(&full, memory_order_relaxed))
+		return true;
+	for (size_t i = 0, s = home(a); i < MAX_PROBE; i++, s = (s + 1) & (SLOTS - 1)) {
+		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_acquire);
+		if (cur == EMPTY)
+			return false;
+		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED))
+			return true;
+	}
+	/* Not within the probe limit: present only if the set filled meanwhile. */
+	return atomic_load(&full);
+}

@@ -1,0 +1,27 @@
+/* sampleset.h - the addresses of the allocations sampled so far and not
+ * yet freed (--alloc-sample): a free is recorded only when its address is
+ * here, so a sampled run records its sampled allocations and their frees,
+ * not every free of the program.
+ *
+ * A fixed open-addressing table of addresses, lock-free (CAS on slots,
+ * freed slots marked and reused). When it fills, every free is recorded
+ * again from then on (the readers ignore frees of unsampled blocks, as they
+ * did before this set existed): a full set costs speed, never a free.
+ *
+ * Owns: one anonymous mapping, for the process's lifetime.
+ */
+#ifndef STACKCAP_SAMPLESET_H
+#define STACKCAP_SAMPLESET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Maps the table; false (and every free recorded) when it cannot. */
+bool sampleset_init(void);
+/* A sampled allocation at a. */
+void sampleset_add(uintptr_t a);
+/* Whether a free of a is to be recorded: it was sampled (and is taken
+ * out), or the set is full or missing. */
+bool sampleset_take(uintptr_t a);
+
+#endif
