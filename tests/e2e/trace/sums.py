@@ -1,7 +1,8 @@
 """Independent sums of a torch trace, for the sum checks of tests/e2e/trace/run.sh:
 prints "cpu_roots_ns gpu_ns" where cpu_roots_ns is the total duration of the
 outermost CPU events of every host thread (what self CPU time per stack must
-sum to) and gpu_ns the total duration of kernels, copies and sets (what GPU
+sum to; a complete event without a category is a CPU op, as torch without
+Kineto writes them) and gpu_ns the total duration of kernels, copies and sets (what GPU
 time per launching stack must sum to). Times are read from the JSON text as
 exact decimals (never through a float)."""
 import decimal, gzip, json, sys
@@ -21,7 +22,8 @@ threads, gpu = {}, 0
 for e in events:
     if e.get("ph") != "X" or "ts" not in e or "dur" not in e:
         continue
-    if e.get("cat") in CPU:
+    # torch without Kineto writes its ops with no category at all
+    if e.get("cat", "cpu_op") in CPU:
         threads.setdefault((str(e["pid"]), str(e["tid"])), []).append((ns(e["ts"]), max(ns(e["dur"]), 0)))
     elif e.get("cat") in GPU:
         gpu += max(ns(e["dur"]), 0)
