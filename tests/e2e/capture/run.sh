@@ -373,6 +373,19 @@ if begin "b. --alloc-sample 65536, 20000 x 4 KiB: estimated bytes, allocations (
 	finish "b. --alloc-sample 65536, 20000 x 4 KiB: estimated ${b:-?} bytes, ${k:-?} allocations (want 81920000, 20000 +-15%)"
 fi
 
+# Sampled runs record the frees of sampled blocks only (capture/sampleset):
+# about 1250 allocations and as many frees, not 20000 frees.
+if begin "b. --alloc-sample 65536: only the sampled blocks' frees are recorded"; then
+	"$SC" info "$c" > "$T/ssinfo" 2>&1
+	line=$(grep '^allocations:' "$T/ssinfo")
+	na=$(echo "$line" | sed -n 's/^allocations: *\([0-9]*\) allocations, \([0-9]*\) frees.*/\1/p')
+	nf=$(echo "$line" | sed -n 's/^allocations: *\([0-9]*\) allocations, \([0-9]*\) frees.*/\2/p')
+	[ -n "$na" ] && [ -n "$nf" ] || problem "no counts in: $line"
+	[ "${nf:-99999}" -le "${na:-0}" ] || problem "$nf frees for $na sampled allocations: unsampled frees recorded"
+	[ "${na:-0}" -ge 500 ] && [ "${na:-99999}" -le 3000 ] || problem "$na sampled allocations, expected about 1250"
+	finish "b. --alloc-sample 65536: only the sampled blocks' frees are recorded (${na:-?} allocations, ${nf:-?} frees)"
+fi
+
 # --------------------------------------------------------- c. SIGKILL --
 # spin burns 5 s of CPU in spin_here(); it is killed with SIGKILL at a random
 # moment. The writer appends every 50 ms, so the capture holds all but the
