@@ -104,7 +104,7 @@ enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct f
 	case FK_KIND_JSON:
 		break;
 	}
-	fk_diag_error(d, "%s: this is %s, which stackfold does not read (yet); "
+	fk_diag_error(d, "%s: this is %s, which stackfold does not read; "
 		      "--input=stacks reads it as stack text", in->name,
 		      fk_input_kind_description(in->kind));
 	return FK_INPUT_ERROR;
