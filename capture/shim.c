@@ -190,23 +190,33 @@ static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n
  * than a period, the last part of every thread's period), rounded to
  * periods, as one sample: "[unsampled]" under its last sampled stack. Run
  * on the thread itself once its timer is gone. */
-static void charge_unsampled(struct thread_state *ts)
+uint32_t shim_unsampled_stack(struct thread_state *ts, uint64_t cpu_ns, uint64_t *ips,
+			      uint32_t *weight)
 {
-	struct timespec cpu;
-	if (!sampling || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0)
-		return;
-	uint64_t ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	if (!sampling)
+		return 0;
 	uint64_t period = 1000000000u / shim_cfg.hz;
-	uint64_t ticks = (ns + period / 2) / period;
+	uint64_t ticks = (cpu_ns + period / 2) / period;
 	if (ticks <= ts->ticks)
-		return;
-	uint64_t ips[MAX_IPS];
+		return 0;
 	uint32_t n = ts->last_n < MAX_IPS - 1 ? ts->last_n : MAX_IPS - 1;
 	ips[0] = SHIM_IP_UNSAMPLED;
 	memcpy(ips + 1, ts->last_ips, n * sizeof *ips);
 	uint64_t left = ticks - ts->ticks;
-	push_sample(ts, ips, n + 1, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+	*weight = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 	ts->ticks = ticks;
+	return n + 1;
+}
+
+static void charge_unsampled(struct thread_state *ts)
+{
+	struct timespec cpu;
+	uint64_t ips[MAX_IPS];
+	uint32_t n, weight;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0 &&
+	    (n = shim_unsampled_stack(ts, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+				      ips, &weight)) > 0)
+		push_sample(ts, ips, n, weight);
 }
 
 /* pthread key destructor: the thread is exiting. */

@@ -133,6 +133,15 @@ uint64_t shim_now_ns(void);
 /* Leaf-first return addresses of the caller, skipping skip frames; the
  * first one kept is a return address (stored minus 1). */
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
+
+/* The CPU time (cpu_ns, the thread's clock) that ts's samples do not stand
+ * for, rounded to periods, as a stack: "[unsampled]" (SHIM_IP_UNSAMPLED)
+ * under its last sampled stack, into ips (room for MAX_IPS); its weight in
+ * periods goes to *weight and counts as sampled from then on. Returns the
+ * frame count, 0 when there is nothing to charge (or no sampling). */
+struct thread_state;
+uint32_t shim_unsampled_stack(struct thread_state *ts, uint64_t cpu_ns, uint64_t *ips,
+			      uint32_t *weight);
 /* The same (at most MAX_FRAMES), then the thread's Python frames: room
  * for MAX_IPS. */
 uint32_t shim_stack_here(uint64_t *ips, uint32_t skip);

@@ -117,18 +117,23 @@ static uint32_t stack_node(struct cycle *c, const uint64_t *ips, uint32_t n)
 	return intern_stack(&c->stacks, merged, py_frames_stack(&c->pyframes, ips, n, merged));
 }
 
+/* One SAMPLES record (its time relative to the cycle's last). */
+static void put_sample(struct cycle *c, pid_t tid, uint32_t node, uint32_t weight, uint64_t t_ns)
+{
+	fk_cap_put_uvarint(&c->samples, (uint64_t)tid);
+	fk_cap_put_uvarint(&c->samples, node);
+	fk_cap_put_uvarint(&c->samples, weight);
+	fk_cap_put_svarint(&c->samples, (int64_t)(t_ns - c->t_samples));
+	c->t_samples = t_ns;
+	c->nsamples++;
+}
+
 static void on_record(void *ctx, const struct ring_record *rec)
 {
 	struct cycle *c = ctx;
 	if (rec->type == REC_SAMPLE) {
 		const struct rec_sample *s = (const struct rec_sample *)rec;
-		uint32_t node = stack_node(c, s->ips, s->nframes);
-		fk_cap_put_uvarint(&c->samples, (uint64_t)c->ts->tid);
-		fk_cap_put_uvarint(&c->samples, node);
-		fk_cap_put_uvarint(&c->samples, s->weight);
-		fk_cap_put_svarint(&c->samples, (int64_t)(s->t_ns - c->t_samples));
-		c->t_samples = s->t_ns;
-		c->nsamples++;
+		put_sample(c, c->ts->tid, stack_node(c, s->ips, s->nframes), s->weight, s->t_ns);
 	} else if (rec->type == REC_NVTX) {
 		const struct rec_nvtx *v = (const struct rec_nvtx *)rec;
 		fk_cap_put_u8(&c->nvtx, (uint8_t)v->op);
@@ -323,28 +328,17 @@ static clockid_t thread_cpu_clock(pid_t tid)
  * stack that may be torn is still a stack. */
 static void charge_live_threads(struct cycle *c)
 {
-	uint64_t period = shim_cfg.hz && shim_cfg.signal > 0 ? 1000000000u / shim_cfg.hz : 0;
-	for (struct thread_state *ts = shim_threads(); period && ts; ts = ts->next) {
+	for (struct thread_state *ts = shim_threads(); ts; ts = ts->next) {
 		struct timespec cpu;
+		uint64_t ips[MAX_IPS];
+		uint32_t n, weight;
 		if (ts == shim_thread || atomic_load(&ts->dead) ||
 		    clock_gettime(thread_cpu_clock(ts->tid), &cpu) != 0)
 			continue;
-		uint64_t ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
-		uint64_t ticks = (ns + period / 2) / period, had = ts->ticks;
-		if (ticks <= had)
-			continue;
-		uint64_t ips[MAX_FRAMES];
-		uint32_t n = ts->last_n < MAX_FRAMES - 1 ? ts->last_n : MAX_FRAMES - 1;
-		ips[0] = SHIM_IP_UNSAMPLED;
-		memcpy(ips + 1, ts->last_ips, n * sizeof *ips);
-		uint64_t t = shim_now_ns(), left = ticks - had;
-		fk_cap_put_uvarint(&c->samples, (uint64_t)ts->tid);
-		fk_cap_put_uvarint(&c->samples, intern_stack(&c->stacks, ips, n + 1));
-		fk_cap_put_uvarint(&c->samples, left > UINT32_MAX ? UINT32_MAX : left);
-		fk_cap_put_svarint(&c->samples, (int64_t)(t - c->t_samples));
-		c->t_samples = t;
-		c->nsamples++;
-		ts->ticks = ticks;
+		n = shim_unsampled_stack(ts, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+					 ips, &weight);
+		if (n > 0) /* the stack as samples store it: Python frames merged in */
+			put_sample(c, ts->tid, stack_node(c, ips, n), weight, shim_now_ns());
 	}
 }
 
