@@ -11,11 +11,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "analysis/core/folded_write.h"
 #include "render/stackfold_run.h"
 
 #include "scratch_dir.h"
 #include "capture_build.h"
+#include "fold_text.h"
 
 static int setup(void **state)
 {
@@ -73,24 +73,13 @@ static void test_kernel_frames_demangled(void **state)
 	fk_diag_init(&d, "test");
 	struct fk_capture c;
 	assert_true(fk_capture_load(path, "k", &c, &d));
-	struct fk_stacks s = { 0 };
 	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SELF_CUDA };
-	assert_true(fk_capture_fold(&c, &o, &s, &d));
-	uint32_t *ids = fk_stacks_sorted(&s, FK_ORDER_STACK);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&s) };
-	uint64_t written;
-	fk_folded_write(f, &s, &wo, &written);
-	fclose(f);
+	char *text = fold_text(&c, &o);
 	assert_string_equal(text, "[no host stack];_Z99short 3\n"
 				  "[no host stack];gemm<float> 2\n"
 				  "[no host stack];relu_kernel 4\n"
 				  "[no host stack];vector_add 1\n");
 	free(text);
-	free(ids);
-	fk_stacks_free(&s);
 	fk_capture_free(&c);
 }
 

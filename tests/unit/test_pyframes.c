@@ -21,10 +21,11 @@
 
 #include "analysis/capture/model.h"
 #include "analysis/capture/pynames.h"
-#include "analysis/core/folded_write.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/capture.h"
 #include "formats/input.h"
+
+#include "fold_text.h"
 
 #define PY(id) (FK_CAP_IP_PYTHON | (uint64_t)(id))
 
@@ -292,26 +293,6 @@ static void load(struct cap *k, struct fk_capture *c, struct fk_diag *d)
 	fk_input_close(&in);
 }
 
-static char *fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o)
-{
-	struct fk_diag d;
-	fk_diag_init(&d, "test");
-	d.quiet = true;
-	struct fk_stacks s = { 0 };
-	assert_true(fk_capture_fold(c, o, &s, &d));
-	uint32_t *ids = fk_stacks_sorted(&s, FK_ORDER_STACK);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&s) };
-	uint64_t written;
-	fk_folded_write(f, &s, &wo, &written);
-	fclose(f);
-	free(ids);
-	fk_stacks_free(&s);
-	return out;
-}
-
 static void free_cap(struct cap *k)
 {
 	fk_cap_buf_free(&k->file);
@@ -340,7 +321,7 @@ static void test_capture_frames(void **state)
 	assert_non_null(strstr(loss, "1 stack frame names a Python frame no chunk defined"));
 
 	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SAMPLES };
-	char *out = fold(&c, &o);
+	char *out = fold_text(&c, &o);
 	assert_string_equal(out,
 		"[unknown] 1\n"
 		"[unknown];train.py(30):_<module>;[lost python frame] 1\n"
@@ -354,7 +335,7 @@ static void test_capture_frames(void **state)
 	 * below the innermost kept; a stack without Python frames unchanged. */
 	o.python.only = true;
 	o.python.names = FK_PY_NAMES_TORCH;
-	out = fold(&c, &o);
+	out = fold_text(&c, &o);
 	assert_string_equal(out,
 		"[unknown] 1\n"
 		"train.py(1):_<module>;[lost python frame] 1\n"
@@ -366,7 +347,7 @@ static void test_capture_frames(void **state)
 	/* Allocation stacks: the same names (the memory timeline's stacks too). */
 	o = (struct fk_cap_fold_opts){ .metric = FK_METRIC_ALLOC_BYTES };
 	o.python.only = true;
-	out = fold(&c, &o);
+	out = fold_text(&c, &o);
 	assert_string_equal(out,
 		"train.py(30):_<module>;train.py(14):_Model.step 100\n"
 		"train.py(30):_<module>;train.py(14):_Model.step;"
@@ -441,7 +422,7 @@ static void test_damaged_pyframes_chunk(void **state)
 	assert_non_null(strstr(loss, "3 stack frames name a Python frame no chunk defined"));
 	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SAMPLES };
 	o.python.only = true;
-	char *out = fold(&c, &o);
+	char *out = fold_text(&c, &o);
 	assert_string_equal(out,
 		"[lost python frame];/elsewhere.py(1):_no 1\n"
 		"[lost python frame];/elsewhere.py(1):_no;[lost python frame] 2\n"

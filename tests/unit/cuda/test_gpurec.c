@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "analysis/capture/model.h"
-#include "analysis/core/folded_write.h"
 #include "capture/gpurec.h"
+#include "../fold_text.h"
 
 static gpu_next_record_fn next_record;
 
@@ -239,22 +239,8 @@ static char *write_capture(bool kernels_first)
 
 static char *fold(const struct fk_capture *c, enum fk_cap_metric m, bool no_kernels)
 {
-	struct fk_diag d;
-	fk_diag_init(&d, "test");
-	struct fk_stacks s = { 0 };
 	struct fk_cap_fold_opts o = { .metric = m, .no_kernel_frames = no_kernels };
-	assert_true(fk_capture_fold(c, &o, &s, &d));
-	uint32_t *ids = fk_stacks_sorted(&s, FK_ORDER_STACK);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct fk_folded_opts wo = { .order = ids, .count = fk_stacks_count(&s) };
-	uint64_t written;
-	fk_folded_write(f, &s, &wo, &written);
-	fclose(f);
-	free(ids);
-	fk_stacks_free(&s);
-	return text;
+	return fold_text(c, &o);
 }
 
 static void check_capture(bool kernels_first)
