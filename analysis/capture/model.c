@@ -205,7 +205,13 @@ static bool gpu_api(struct fk_capture *c, struct fk_cap_cursor *k)
 	return !k->bad;
 }
 
-static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
+/* Kernel names are numbered 1, 2, ... in the order the shim first met
+ * them, each defined before its first use: a new id passes the last one
+ * only by what lost chunks could have defined, so a damaged id cannot make
+ * the name table huge (as for stack nodes below). */
+#define NAMES_PER_CHUNK_MAX (FK_CAP_CHUNK_MAX / 2)
+
+static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k, uint64_t lost)
 {
 	while (fk_cap_more(k)) {
 		uint8_t tag = fk_cap_get_u8(k);
@@ -216,6 +222,9 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 			size_t len;
 			const uint8_t *name = fk_cap_get_bytes(k, &len);
 			if (k->bad || id == 0 || id > UINT32_MAX)
+				return false;
+			uint64_t first = c->nnames ? c->nnames : 1;
+			if (id > first && id - first > lost * NAMES_PER_CHUNK_MAX)
 				return false;
 			if (id >= c->nnames) {
 				if (!FK_RESIZE(c->names, id + 1))
@@ -577,7 +586,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_SAMPLES: ok = samples(c, &k); break;
 	case FK_CAP_ALLOCS: ok = allocs(c, &k); break;
 	case FK_CAP_GPU_API: ok = gpu_api(c, &k); break;
-	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k); break;
+	case FK_CAP_GPU_KERNELS: ok = gpu_kernels(c, &k, lost); break;
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
 	case FK_CAP_PYFRAMES: ok = pyframes(c, &k, &l->pyframes_unsorted); break;

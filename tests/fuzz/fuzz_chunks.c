@@ -9,6 +9,8 @@
  * Build and run (clang): make fuzz
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -55,6 +57,23 @@ static void encode_zlib(struct fk_cap_buf *file, uint8_t type, uint64_t seq,
 	le32(hdr + 24, (uint32_t)crc32(crc, hdr + FK_CAP_CHUNK_HEADER_SIZE, (uInt)disk));
 }
 
+/* FUZZ_CAPTURE_OUT=FILE: also write the capture a run made, to replay a
+ * finding with the real commands (stackcap info FILE, stackfold FILE). */
+static void keep_capture(const struct fk_cap_buf *file)
+{
+	static const char *path;
+	static bool looked;
+	if (!looked) {
+		path = getenv("FUZZ_CAPTURE_OUT");
+		looked = true;
+	}
+	FILE *f = path ? fopen(path, "wb") : NULL;
+	if (f) {
+		fwrite(file->p, 1, file->len, f);
+		fclose(f);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fk_diag d;
@@ -82,8 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fk_cap_chunk_encode_stored(&file, type, seq++, data + at, len);
 		at += len;
 	}
-	if (!file.failed)
+	if (!file.failed) {
+		keep_capture(&file);
 		fuzz_capture_pipeline(file.p, file.len, &d);
+	}
 	fk_cap_buf_free(&file);
 	return 0;
 }

@@ -114,11 +114,40 @@ static void test_table_names_demangled(void **state)
 	assert_null(strstr(table, "_Z4gemm"));
 }
 
+/* Names are numbered in order: an id far past the last one is damage (or
+ * a hostile file), and the chunk is skipped as damaged instead of making
+ * a table of that many names (a 300-byte capture once took 300 MB). */
+static void test_name_id_out_of_order_is_damage(void **state)
+{
+	(void)state;
+	struct cap b;
+	cap_begin(&b);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+	fk_cap_put_uvarint(&b.p, 1);
+	fk_cap_put_string(&b.p, "first", 5);
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+	fk_cap_put_uvarint(&b.p, 40000000);
+	fk_cap_put_string(&b.p, "far", 3);
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+	fk_cap_put_uvarint(&b.p, 2);
+	fk_cap_put_string(&b.p, "second", 6);
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	cap_end(&b);
+	struct fk_capture c;
+	cap_load(&b, "far.stackcap", &c);
+	assert_int_equal(c.bad_records, 1);
+	assert_int_equal(c.nnames, 3); /* ids 1 and 2 (0 is never used) */
+	fk_capture_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_frames_demangled),
 		cmocka_unit_test(test_table_names_demangled),
+		cmocka_unit_test(test_name_id_out_of_order_is_damage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
