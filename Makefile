@@ -165,12 +165,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_HARNESSES := stacks capture chunks
 FUZZ_SEEDS_stacks := tests/e2e/data/*.txt samples/torch/stacks_gelu_fused.txt
 FUZZ_SEEDS_capture := tests/fuzz/corpus/capture/* samples/torch/memory_documented_example.raw.json \
-		      tests/e2e/perf/*.perf.txt
+		      tests/e2e/perf/*.perf.txt tests/e2e/trace/*.json tests/e2e/dtrace/odd.stacks
 FUZZ_SEEDS_chunks := tests/fuzz/corpus/chunks/*
 fuzz:
-	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS=-fsanitize=fuzzer-no-link build-fuzz/libflamekit.a
+	@$(MAKE) --no-print-directory CC=clang SANITIZE=1 BUILD=build-fuzz CFLAGS="-fsanitize=fuzzer-no-link -O2" build-fuzz/libflamekit.a
 	@for h in $(FUZZ_HARNESSES); do \
-	  clang -std=c11 -D_GNU_SOURCE -I. -g -O1 -fsanitize=fuzzer,address,undefined $(WARN) \
+	  clang -std=c11 -D_GNU_SOURCE -I. -g -O2 -fsanitize=fuzzer,address,undefined $(WARN) \
 		tests/fuzz/fuzz_$$h.c build-fuzz/libflamekit.a $(LIBS) -o build-fuzz/fuzz_$$h || exit 1; \
 	done
 	@set -e; \

@@ -174,7 +174,7 @@ static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
 		if (!fits)
 			ok = fk_diag_line(t->d, t->name, lineno,
 					  "a count past 2^64-1: the stack above is skipped");
-		else if (!t->fn(t->ctx, t->buf + t->start, t->cap - t->start, count))
+		else if (!t->fn(t->ctx, t->buf ? t->buf + t->start : "", t->cap - t->start, count))
 			t->failed = ok = false;
 		t->start = t->cap; /* a new stack */
 		return ok;

@@ -482,6 +482,12 @@ run "$SF" "$T/big"
 want_rc 0
 [ "$(cat "$T/out")" = "a\`f 18446744073709551616" ] || problem "got $(cat "$T/out")"
 finish "dtrace: counts summing past 2^64-1 stay exact (the script prints 1.84467440737096e+19)"
+begin
+printf 'CPU     ID                    FUNCTION:NAME\n  0  64091          :tick-1s\n\n              42\n' > "$T/nostack"
+run "$SF" "$T/nostack"
+want_rc 0
+[ "$(cat "$T/out")" = " 42" ] || problem "got '$(cat "$T/out")'"
+finish "dtrace: a count before any frame is an empty stack, as stackcollapse.pl prints it (was pointer arithmetic on NULL: found by fuzz_capture)"
 expect_usage "stackfold --help" "--input: a kind stackfold cannot force is refused" -- "$SF" --input=json "$DT/odd.stacks"
 begin
 run "$FG" "$DT/odd.stacks"

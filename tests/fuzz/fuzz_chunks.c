@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!file.failed) {
 		keep_capture(&file);
-		fuzz_capture_pipeline(file.p, file.len, &d);
+		fuzz_capture_pipeline(file.p, file.len, size ? data[size - 1] : 0, &d);
 	}
 	fk_cap_buf_free(&file);
 	return 0;
