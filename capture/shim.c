@@ -352,17 +352,22 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 			ts->in_tracer = 0;
 		}
 		/* The kernel checks CPU timers at its tick (100-1000 Hz), so a
-		 * signal stands for up to hz/100 periods. More than that were
-		 * counted while the thread blocked the signal: that time goes to
-		 * a "[signal blocked]" stack, not to whatever runs now. */
+		 * signal stands for up to hz/100 periods. When the thread blocked
+		 * the signal since its last sample (sigmask.c), more than that
+		 * were counted while it was blocked: that time goes to a
+		 * "[signal blocked]" stack, not to whatever runs now. Otherwise
+		 * the signal only came late, and its weight is this stack's. */
 		uint32_t weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+		uint32_t mask_blocks = ts->mask_blocks;
+		bool was_blocked = mask_blocks != ts->mask_blocks_seen;
+		ts->mask_blocks_seen = mask_blocks;
 		ts->ticks += weight;
 		if (n > 0) { /* where the time not sampled will be charged */
 			memcpy(ts->last_ips, ips, n * sizeof *ips);
 			ts->last_n = n;
 		}
 		uint32_t coalesced = 2 + shim_cfg.hz / 100;
-		if (weight > coalesced) {
+		if (was_blocked && weight > coalesced) {
 			uint64_t blocked = SHIM_IP_BLOCKED;
 			push_sample(ts, &blocked, 1, weight - coalesced);
 			weight = coalesced;

@@ -87,6 +87,10 @@ struct thread_state {
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 	bool named;                /* the writer has recorded its name */
 	uint64_t ticks;            /* timer expirations its samples stand for */
+	/* Calls of the program that left the sampling signal blocked, and
+	 * their count at its last sample (sigmask.c). */
+	volatile uint32_t mask_blocks;
+	uint32_t mask_blocks_seen;
 	uint32_t last_n;           /* its last sampled stack, leaf first */
 	uint64_t last_ips[MAX_IPS];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */

@@ -606,11 +606,11 @@ static bool start_thread(void)
 	sigset_t all, old;
 	sigfillset(&all);
 	/* The writer inherits a full mask: no sample signal ever lands there. */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	shim_guard++;
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	running = pthread_create(&thread, NULL, writer_main, NULL) == 0;
-	shim_guard--;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	shim_guard--;
 	return running;
 }
 
