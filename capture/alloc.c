@@ -162,8 +162,7 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 		r->nframes = nframes;
 		r->pad = 0;
 		memcpy(r->ips, ips, nframes * sizeof *ips);
-		ring_commit(&ts->events, tail);
-		if (ring_used(&ts->events) > ts->events.size / 2)
+		if (ring_commit(&ts->events, tail))
 			writer_kick();
 	}
 	ts->in_tracer = 0;

@@ -57,15 +57,15 @@ static inline struct ring_record *ring_reserve(struct ring *r, uint32_t size, ui
 	return rec;
 }
 
-static inline void ring_commit(struct ring *r, uint64_t new_tail)
+/* Publishes the record. True when it took the ring past half full: the
+ * one moment to wake the consumer, so a filling ring costs one wake-up
+ * (a system call) rather than one per record. */
+static inline bool ring_commit(struct ring *r, uint64_t new_tail)
 {
+	uint64_t old_tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	atomic_store_explicit(&r->tail, new_tail, memory_order_release);
-}
-
-static inline uint64_t ring_used(struct ring *r)
-{
-	return atomic_load_explicit(&r->tail, memory_order_acquire) -
-	       atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire), half = r->size / 2;
+	return new_tail - head > half && old_tail - head <= half;
 }
 
 /* Consumer: each committed record in order (padding skipped), then frees

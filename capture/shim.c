@@ -333,8 +333,7 @@ static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n
 	r->weight = weight;
 	r->nframes = n;
 	memcpy(r->ips, ips, n * sizeof *ips);
-	ring_commit(&ts->samples, tail);
-	if (ring_used(&ts->samples) > ts->samples.size / 2)
+	if (ring_commit(&ts->samples, tail))
 		writer_kick();
 }
 

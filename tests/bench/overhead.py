@@ -48,6 +48,12 @@ for name, secs in best.items():
     base = best[name.split(",")[0] + ", plain"]
     extra = "" if "plain" in name else f"  overhead {100 * (secs / base - 1):+.1f}%"
     print(f"stackcap: {name}: {secs:.3f}s{extra}")
+# The goal of exact tracking: at most half of heaptrack's overhead.
+if "malloc loop, heaptrack" in best:
+    base = best["malloc loop, plain"]
+    ours = best["malloc loop, stackcap --alloc"] - base
+    theirs = best["malloc loop, heaptrack"] - base
+    print(f"stackcap: malloc loop: --alloc's overhead is {ours / theirs:.2f}x heaptrack's")
 if os.path.exists(cap):
     os.unlink(cap)
 subprocess.run([f"{build}/stackcap", "-o", cap] + work, stdout=subprocess.DEVNULL,
