@@ -8,6 +8,7 @@
 
 #include "analysis/core/arena.h"
 #include "analysis/capture/model.h"
+#include "analysis/capture/windows.h"
 #include "analysis/sym/demangle.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/bsearch.h"
@@ -654,8 +655,10 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 				}
 			}
 		} else {
-			/* Allocated before the capture, not sampled, or lost. */
-			tl->unmatched_frees += c->hdr.alloc_sample == 0;
+			/* Allocated before the capture, not sampled, outside the
+			 * capture windows (the shim records no such free, unless
+			 * its set of recorded blocks filled), or lost. */
+			tl->unmatched_frees += c->hdr.alloc_sample == 0 && !c->window_spec;
 			continue;
 		}
 		if (!fk_mem_add(tl, &ev))
@@ -781,6 +784,7 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	double dur = c->last_t_ns > c->hdr.start_mono_ns
 			     ? (double)(c->last_t_ns - c->hdr.start_mono_ns) / 1e9 : 0;
 	fprintf(out, "duration:    %.3f s (to the last record)\n", dur);
+	fk_cap_windows_info(out, c);
 	double cpu = c->hdr.sample_hz ? (double)c->sample_weight / c->hdr.sample_hz : 0;
 	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
 		c->hdr.sample_hz, c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS ? "frame pointers" : "libunwind",
