@@ -222,6 +222,8 @@ void win_start_file(struct fk_cap_buf *meta, struct fk_cap_buf *windows)
 	npending = 0;
 	if (!win_windowed)
 		return;
+	/* A file after a failed exec: the last one's end closed the gate. */
+	update(gate_stage == 1, KEEP);
 	char text[512];
 	fk_win_describe(&win_spec, text, sizeof text);
 	put_str(meta, "window");
