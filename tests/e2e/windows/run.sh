@@ -100,6 +100,22 @@ if begin "--duration: blocks made inside the window are followed to their frees 
 	finish "--duration: blocks made inside the window are followed to their frees after it ($*)"
 fi
 
+# Threads alive at the end (capture/progs/livethreads.c: 30 workers of
+# 10 ms each, 2 spinners): with the window closed, the writer's last
+# cycle charges none of their CPU time as [unsampled], nor does a thread's end.
+if begin "a closed window at the end: no [unsampled] charge for live or exiting threads"; then
+	cc -O1 -g -fno-omit-frame-pointer -pthread -I"$root/tests/e2e/capture/progs" \
+		"$root/tests/e2e/capture/progs/livethreads.c" -o "$P/livethreads" 2> "$T/cc.err" ||
+		problem "cannot compile livethreads.c: $(head -c 200 "$T/cc.err")"
+	run "$SC" -o "$T/l.sc" --duration 0.01 "$P/livethreads" 30 10 2
+	want_rc 0
+	"$SF" --metric samples "$T/l.sc" > "$T/l.folded" 2> /dev/null
+	grep -q '\[unsampled\]' "$T/l.folded" && problem "[unsampled] charged: $(grep -c unsampled "$T/l.folded") stacks"
+	cpu=$(info_line "$T/l.sc" cpu | sed 's/ s .*//')
+	awk -v x="$cpu" 'BEGIN { exit !(x + 0 <= 0.03) }' || problem "cpu $cpu s, want at most the 10 ms window's"
+	finish "a closed window at the end: no [unsampled] charge for live or exiting threads (cpu ${cpu:-?} s)"
+fi
+
 # ------------------------------------------------------ --toggle-signal --
 # The program waits at each phase's end for the test: the first SIGUSR1
 # goes to stackcap (which forwards it), the second to the program itself.
