@@ -467,6 +467,12 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			const struct fk_cap_api *a = api_of(&x, op->corr);
 			if (!a && op->runtime_corr)
 				a = api_of(&x, op->runtime_corr);
+			/* A windowed capture: GPU work launched inside a window (by
+			 * its host call's time, else its own start). */
+			uint64_t at = a ? a->t_ns : c->gpu_monotonic ? op->start
+						  : op->start - c->real_minus_mono;
+			if (!fk_cap_in_windows(c, at))
+				continue;
 			/* A graph replay: the code that captured the node, when known. */
 			const struct fk_cap_graph_node *g =
 				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;

@@ -65,6 +65,21 @@ bool fk_cap_windows_finish(struct fk_capture *c)
 	return true;
 }
 
+bool fk_cap_in_windows(const struct fk_capture *c, uint64_t t_ns)
+{
+	if (!c->window_spec)
+		return true;
+	size_t lo = 0, hi = c->nwindows; /* the first window ending at or after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->windows[mid].end_ns < t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nwindows && c->windows[lo].start_ns <= t_ns;
+}
+
 void fk_cap_windows_info(FILE *out, const struct fk_capture *c)
 {
 	if (!c->window_spec)

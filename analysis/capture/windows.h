@@ -18,6 +18,9 @@ bool fk_cap_windows_chunk(struct fk_capture *c, struct fk_cap_cursor *k);
  * closes at the capture's last record), and the edge numbers missing.
  * False when out of memory. */
 bool fk_cap_windows_finish(struct fk_capture *c);
+/* Whether CLOCK_MONOTONIC time t falls in one of c's windows (always, for
+ * a whole-run capture). */
+bool fk_cap_in_windows(const struct fk_capture *c, uint64_t t_ns);
 /* The "windows:" line of `stackcap info` (nothing for a whole-run capture). */
 void fk_cap_windows_info(FILE *out, const struct fk_capture *c);
 

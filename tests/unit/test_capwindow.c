@@ -8,8 +8,10 @@
  * refused signals), fk_win_range, fk_win_schedule_parse (keys in any
  * order, duplicates, missing active, trailing comma), fk_win_schedule_action
  * against torch's schedule (wait, warmup, active, repeat, repeat=0 cycling,
- * skip_first), fk_win_describe, and fk_cap_windows_finish (ordering by edge
- * number, a file's first record, lost edges, an unclosed window).
+ * skip_first), fk_win_describe, fk_cap_windows_finish (ordering by edge
+ * number, a file's first record, lost edges, an unclosed window),
+ * fk_cap_in_windows, and a windowed capture read back: its info line, and
+ * GPU time charged only for work launched inside its windows.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -22,6 +24,22 @@
 
 #include "analysis/capture/windows.h"
 #include "formats/capwindow.h"
+
+#include "scratch_dir.h"
+#include "capture_build.h"
+#include "fold_text.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	return scratch_make("test_capwindow");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return scratch_remove();
+}
 
 static void test_seconds(void **state)
 {
@@ -203,6 +221,75 @@ static void test_windows_finish(void **state)
 	free(c.windows);
 }
 
+static void test_in_windows(void **state)
+{
+	(void)state;
+	struct fk_capture c;
+	memset(&c, 0, sizeof c);
+	assert_true(fk_cap_in_windows(&c, 5)); /* a whole-run capture */
+	struct fk_cap_window w[] = { { 10, 20, 0 }, { 30, 40, 0 }, { 40, 50, 0 } };
+	c.window_spec = "test";
+	assert_false(fk_cap_in_windows(&c, 15)); /* none recorded */
+	c.windows = w;
+	c.nwindows = 3;
+	const uint64_t in[] = { 10, 15, 20, 30, 45, 50 }, out[] = { 0, 9, 21, 29, 51, 1000 };
+	for (size_t i = 0; i < 6; i++) {
+		assert_true(fk_cap_in_windows(&c, in[i]));
+		assert_false(fk_cap_in_windows(&c, out[i]));
+	}
+}
+
+/* Two kernels without host calls, at 5000 ns (in the window 4000-6000)
+ * and 9000 (after it): self_cuda_time_total has the first only. */
+static void test_windowed_capture(void **state)
+{
+	(void)state;
+	struct cap b;
+	cap_begin(&b);
+	fk_cap_put_string(&b.p, "window", 6);
+	fk_cap_put_string(&b.p, "delay 0.000003 s", 16);
+	fk_cap_put_string(&b.p, "gpu_clock", 9);
+	fk_cap_put_string(&b.p, "monotonic", 9);
+	cap_chunk(&b, FK_CAP_META);
+	fk_cap_put_uvarint(&b.p, 1000); /* base time, then (edge, delta, step) */
+	fk_cap_put_uvarint(&b.p, 0), fk_cap_put_svarint(&b.p, 0), fk_cap_put_uvarint(&b.p, 0);
+	fk_cap_put_uvarint(&b.p, 1), fk_cap_put_svarint(&b.p, 3000), fk_cap_put_uvarint(&b.p, 0);
+	fk_cap_put_uvarint(&b.p, 2), fk_cap_put_svarint(&b.p, 2000), fk_cap_put_uvarint(&b.p, 0);
+	cap_chunk(&b, FK_CAP_WINDOWS);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+	fk_cap_put_uvarint(&b.p, 1);
+	fk_cap_put_string(&b.p, "k", 1);
+	for (uint64_t i = 0; i < 2; i++) {
+		fk_cap_put_u8(&b.p, FK_CAP_GPU_KERNEL);
+		fk_cap_put_uvarint(&b.p, 100 + i); /* correlation: no API call */
+		fk_cap_put_uvarint(&b.p, 0), fk_cap_put_uvarint(&b.p, 7);
+		fk_cap_put_uvarint(&b.p, i ? 9000 : 5000);
+		fk_cap_put_uvarint(&b.p, i ? 7000 : 3000); /* ns: 3 us in, 7 us out */
+		fk_cap_put_uvarint(&b.p, 1), fk_cap_put_uvarint(&b.p, 0);
+	}
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	cap_end(&b);
+	struct fk_capture c;
+	cap_load(&b, "w.stackcap", &c);
+	assert_string_equal(c.window_spec, "delay 0.000003 s");
+	assert_int_equal(c.nwindows, 1);
+	assert_int_equal(c.windows[0].start_ns, 4000);
+	assert_int_equal(c.windows[0].end_ns, 6000);
+	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SELF_CUDA };
+	char *text = fold_text(&c, &o);
+	assert_string_equal(text, "[no host stack];k 3\n");
+	free(text);
+	char *info = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&info, &len);
+	fk_capture_info(f, "w", &c);
+	fclose(f);
+	assert_non_null(strstr(info, "\nwindows:     asked: delay 0.000003 s; 1 recorded, 0.000 s in "
+				     "all: 0.000-0.000 s\n"));
+	free(info);
+	fk_capture_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +300,8 @@ int main(void)
 		cmocka_unit_test(test_schedule_action),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_windows_finish),
+		cmocka_unit_test(test_in_windows),
+		cmocka_unit_test(test_windowed_capture),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
