@@ -1,9 +1,10 @@
 /* cudaprof.c - --capture-range cuda-profiler-api: cudaProfilerStart and
  * cudaProfilerStop (what torch.cuda.profiler.start() calls) are
  * interposed, open or close the window, and go on to the CUDA runtime.
- * Only a program that calls the shared libcudart's symbols is seen (a
- * runtime linked statically into the program is not); without CUDA no one
- * calls them, and the shim says the window never opened.
+ * Only a program that calls the shared libcudart's symbols is seen here; a
+ * runtime linked statically into the program is seen by CUPTI's callbacks
+ * (cupti.c). Without CUDA no one calls them, and the shim says the window
+ * never opened.
  */
 #include <dlfcn.h>
 
