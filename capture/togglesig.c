@@ -1,5 +1,6 @@
 /* togglesig.c - the toggle signal (--toggle-signal): the shim takes it
- * from the program. Its handler only asks the writer to flip the window.
+ * from the program. Its handler opens or closes the window at once (an
+ * atomic update) and leaves the edge for the writer to record.
  *
  * The program must never see the signal, even when it installs a handler
  * for it later: sigaction() and signal() are interposed for that one
@@ -36,7 +37,7 @@ static sigaction_fn real_sigaction(void)
 static void on_toggle(int sig)
 {
 	(void)sig;
-	win_toggle_requested();
+	win_toggle();
 }
 
 void win_take_signal(void)

@@ -1,9 +1,11 @@
 /* window.c - capture windows in the shim (see window.h): the settings, the
  * state word and its edges. An edge made on a program thread (an NVTX
  * range, cudaProfilerStart) goes into that thread's event ring as a
- * REC_WINDOW record; one made by the writer (--delay, --duration, the
- * toggle signal) into the writer's own list. Readers order them by edge
- * number.
+ * REC_WINDOW record; one made by the writer (--delay, --duration) into
+ * the writer's own list; one made by the toggle signal's handler into a
+ * fixed array the writer drains (a handler cannot share the list, and
+ * can interrupt a hook writing its thread's ring). Readers order them by
+ * edge number.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -26,7 +28,6 @@ bool win_windowed;
 
 static uint64_t origin_ns;       /* the process's start: --delay counts from it */
 static int gate_stage;           /* 0 before the delay, 1 open, 2 after the duration */
-static _Atomic uint64_t toggles; /* toggle signals the writer has not applied */
 static _Atomic uint64_t steps;   /* schedule: step markers seen */
 static _Atomic uint64_t profiler_starts, nvtx_matches;
 static uint64_t edge_at_start;   /* the edge number when this file began */
@@ -38,6 +39,17 @@ struct edge {
 };
 static struct edge pending[64];
 static unsigned npending;
+
+/* The toggle signal's edges, claimed in order and never reused: past
+ * TOGGLE_EDGES the window still flips, but the edges are lost (readers see
+ * the gap). */
+#define TOGGLE_EDGES 4096
+static struct {
+	_Atomic int ready;
+	uint64_t edge, t_ns;
+} toggle_edges[TOGGLE_EDGES];
+static _Atomic uint64_t toggle_head;
+static uint64_t toggle_tail; /* the writer's */
 
 /* ---- settings ---- */
 
@@ -145,12 +157,10 @@ static void edge_here(uint64_t edge, uint64_t step)
 }
 
 /* An edge the writer made. */
-static void edge_by_writer(uint64_t edge)
+static void edge_by_writer(uint64_t edge, uint64_t t_ns)
 {
-	if (!edge)
-		return;
-	if (npending < sizeof pending / sizeof *pending)
-		pending[npending++] = (struct edge){ edge, shim_now_ns() };
+	if (edge && npending < sizeof pending / sizeof *pending)
+		pending[npending++] = (struct edge){ edge, t_ns };
 }
 
 /* ---- what opens and closes it ---- */
@@ -195,9 +205,17 @@ void win_cuda_profiler(bool start)
 	edge_here(update(-1, start ? SET1 : SET0), 0);
 }
 
-void win_toggle_requested(void)
+void win_toggle(void)
 {
-	atomic_fetch_add_explicit(&toggles, 1, memory_order_relaxed);
+	uint64_t edge = update(-1, FLIP);
+	if (!edge)
+		return; /* the gate is closed: nothing opened or closed */
+	uint64_t i = atomic_fetch_add(&toggle_head, 1);
+	if (i >= TOGGLE_EDGES)
+		return;
+	toggle_edges[i].edge = edge;
+	toggle_edges[i].t_ns = shim_now_ns();
+	atomic_store_explicit(&toggle_edges[i].ready, 1, memory_order_release);
 	writer_kick();
 }
 
@@ -257,6 +275,19 @@ int win_timeout_ms(int max_ms)
 	return ms < (uint64_t)max_ms ? (int)ms : max_ms;
 }
 
+/* The toggle signal's edges, in order, as far as they are written (a
+ * handler may be filling the next one: it is taken next time). */
+static void take_toggles(void)
+{
+	uint64_t head = atomic_load(&toggle_head);
+	while (toggle_tail < head && toggle_tail < TOGGLE_EDGES &&
+	       npending < sizeof pending / sizeof *pending &&
+	       atomic_load_explicit(&toggle_edges[toggle_tail].ready, memory_order_acquire)) {
+		edge_by_writer(toggle_edges[toggle_tail].edge, toggle_edges[toggle_tail].t_ns);
+		toggle_tail++;
+	}
+}
+
 void win_tick(void)
 {
 	if (!win_windowed)
@@ -264,18 +295,19 @@ void win_tick(void)
 	uint64_t at;
 	while ((at = gate_edge_ns()) && at <= shim_now_ns()) {
 		gate_stage++;
-		edge_by_writer(update(gate_stage == 1, KEEP));
+		edge_by_writer(update(gate_stage == 1, KEEP), shim_now_ns());
 	}
-	for (uint64_t n = atomic_exchange(&toggles, 0); n > 0; n--)
-		edge_by_writer(update(-1, FLIP));
+	take_toggles();
 }
 
 void win_put_pending(struct fk_cap_buf *windows, uint64_t *t_prev, bool final)
 {
 	if (!win_windowed)
 		return;
-	if (final) /* the capture ends: an open window closes with it */
-		edge_by_writer(update(0, KEEP));
+	if (final) { /* the capture ends: an open window closes with it */
+		take_toggles();
+		edge_by_writer(update(0, KEEP), shim_now_ns());
+	}
 	for (unsigned i = 0; i < npending; i++)
 		win_put_edge(windows, t_prev, pending[i].edge, pending[i].t_ns, 0);
 	npending = 0;

@@ -49,12 +49,13 @@ void win_hold(uint64_t step);
 void win_release(void);
 /* cudaProfilerStart (true) and cudaProfilerStop (cudaprof.c). */
 void win_cuda_profiler(bool start);
-/* The toggle signal arrived (signal-safe: the writer flips the window). */
-void win_toggle_requested(void);
+/* The toggle signal arrived: the window opens or closes now (signal-safe;
+ * the writer records the edge). */
+void win_toggle(void);
 
 /* The writer (writer.c): at each new file, ms until it must wake for a
  * --delay or --duration edge (at most max_ms), then the edges due and the
- * toggles asked for (under the writer's lock). */
+ * toggle signal's edges (under the writer's lock). */
 void win_start_file(struct fk_cap_buf *meta, struct fk_cap_buf *windows);
 int win_timeout_ms(int max_ms);
 void win_tick(void);

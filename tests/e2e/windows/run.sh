@@ -127,8 +127,8 @@ if begin "--toggle-signal USR1 from outside: only phase_b; the program never see
 	if wait_for "$T/sync/a"; then
 		kill -USR1 "$pid"
 		touch "$T/sync/go1"
+		# Sent to the program itself, handled before it sees go2.
 		wait_for "$T/sync/b" && kill -USR1 "$(cat "$T/sync/a")"
-		sleep 0.2 # the writer flips the window within a few ms
 	fi
 	touch "$T/sync/go1" "$T/sync/go2"
 	wait "$pid"
