@@ -116,6 +116,29 @@ if begin "a closed window at the end: no [unsampled] charge for live or exiting 
 	finish "a closed window at the end: no [unsampled] charge for live or exiting threads (cpu ${cpu:-?} s)"
 fi
 
+# A forked child keeps its parent's window (capture/progs/forker.c: 100 ms
+# of CPU before forking 2 children of 150 ms each): opened by --delay 0.05
+# before the fork, each child's file is recorded from its start.
+if begin "forked children inside an open window: recorded from their start"; then
+	cc -O1 -g -fno-omit-frame-pointer -pthread -I"$root/tests/e2e/capture/progs" \
+		"$root/tests/e2e/capture/progs/forker.c" -o "$P/forker" 2> "$T/cc.err" ||
+		problem "cannot compile forker.c: $(head -c 200 "$T/cc.err")"
+	run "$SC" -o "$T/f.sc" --delay 0.05 "$P/forker" 2 150
+	want_rc 0
+	kids=0
+	for f in "$T"/f.sc.*; do
+		[ -e "$f" ] || continue
+		kids=$((kids + 1))
+		only_phase "$f" child_work parent_work
+		case $(info_line "$f" windows) in
+		"asked: delay 0.05 s; 1 recorded, "*": 0.000-"*) ;;
+		*) problem "child $f: info windows: $(info_line "$f" windows)" ;;
+		esac
+	done
+	[ $kids -eq 2 ] || problem "$kids child captures, want 2"
+	finish "forked children inside an open window: recorded from their start ($kids children)"
+fi
+
 # ------------------------------------------------------ --toggle-signal --
 # The program waits at each phase's end for the test: the first SIGUSR1
 # goes to stackcap (which forwards it), the second to the program itself.
