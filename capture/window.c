@@ -328,7 +328,8 @@ void win_report(void)
 		      "the shared CUDA runtime?)";
 	else if ((win_spec.trigger == FK_WIN_NVTX || win_spec.trigger == FK_WIN_SCHEDULE) &&
 		 !atomic_load(&nvtx_matches))
-		why = ": no NVTX range matched the pattern";
+		why = ": no NVTX range matched the pattern (a stackcap built without the CUDA "
+		      "toolkit sees no NVTX ranges at all)";
 	else if (win_spec.trigger == FK_WIN_SCHEDULE)
 		why = ": the program ended before the first active step";
 	else if (gate_stage == 0)
