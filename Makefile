@@ -43,7 +43,8 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
 SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c formats/capwrite.c \
-	     capture/sigmask.c capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
+	     capture/window.c capture/togglesig.c capture/cudaprof.c formats/capwindow.c capture/sigmask.c \
+	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \

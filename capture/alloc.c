@@ -11,6 +11,8 @@
  * With STACKCAP_ALLOC_SAMPLE=BYTES only allocations hit by a Poisson
  * process over bytes (mean BYTES) are recorded, with their stacks, and
  * only their frees (capture/sampleset: the addresses sampled and live).
+ * Capture windows (capture/window.h) do the same: allocations are recorded
+ * inside windows only, and the frees of those, whenever they come.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 
 #include "capture/sampleset.h"
 #include "capture/shim.h"
+#include "capture/window.h"
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
@@ -81,7 +84,7 @@ static void resolve(void)
 void alloc_init(void)
 {
 	resolve();
-	if (shim_cfg.alloc_sample)
+	if (shim_cfg.alloc_set)
 		sampleset_init();
 }
 
@@ -172,8 +175,8 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 static void *allocated(void *p, size_t n)
 {
 	struct thread_state *ts;
-	if (p && (ts = recording()) && sampled(ts, n)) {
-		if (shim_cfg.alloc_sample) /* before the record: its free may race it */
+	if (p && win_recording() && (ts = recording()) && sampled(ts, n)) {
+		if (shim_cfg.alloc_set) /* before the record: its free may race it */
 			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
 	}
@@ -183,7 +186,7 @@ static void *allocated(void *p, size_t n)
 static void freeing(void *p)
 {
 	struct thread_state *ts;
-	if (p && (ts = recording()) && (!shim_cfg.alloc_sample || sampleset_take((uintptr_t)p)))
+	if (p && (ts = recording()) && (!shim_cfg.alloc_set || sampleset_take((uintptr_t)p)))
 		record(ts, REC_FREE, p, 0);
 }
 

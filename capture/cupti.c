@@ -24,6 +24,7 @@
 
 #include "capture/gpurec.h"
 #include "capture/shim.h"
+#include "capture/window.h"
 
 #define BUFFER_BYTES ((size_t)4 << 20)
 #define FLUSH_PERIOD_MS 100
@@ -153,6 +154,25 @@ static bool is_wanted(int d, uint32_t cbid)
 	return cbid < 1024 && (wanted[d][cbid / 8] >> (cbid % 8) & 1);
 }
 
+/* --capture-range cuda-profiler-api: cudaProfilerStart/Stop seen by CUPTI
+ * too, for a runtime linked statically (nvcc's default), where the shim's
+ * interposed functions (cudaprof.c) are never called. Both seeing one call
+ * is harmless: start and stop set the state, they do not toggle it. */
+static bool profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+	bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if ((runtime && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+	    (driver && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart))
+		win_cuda_profiler(true);
+	else if ((runtime && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+		 (driver && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop))
+		win_cuda_profiler(false);
+	else
+		return false;
+	return true;
+}
+
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			    const void *data)
 {
@@ -170,6 +190,8 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 		return;
 	}
 	const CUpti_CallbackData *cb = data;
+	if (cb->callbackSite == CUPTI_API_ENTER && profiler_call(domain, cbid))
+		return;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && is_wanted(0, cbid)) {
 		if (cb->callbackSite == CUPTI_API_ENTER) {
 			runtime_corr = cb->correlationId;
@@ -200,6 +222,15 @@ static bool interesting(const char *name)
 	return false;
 }
 
+static bool name_is_profiler(CUpti_CallbackDomain d, uint32_t cbid)
+{
+	return d == CUPTI_CB_DOMAIN_RUNTIME_API
+		       ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+				 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
+		       : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ||
+				 cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+}
+
 static void enable_callbacks(CUpti_SubscriberHandle sub)
 {
 	static const struct { CUpti_CallbackDomain d; uint32_t size; } domains[2] = {
@@ -209,6 +240,11 @@ static void enable_callbacks(CUpti_SubscriberHandle sub)
 	for (int d = 0; d < 2; d++)
 		for (uint32_t cbid = 1; cbid < domains[d].size && cbid < 1024; cbid++) {
 			const char *name = NULL;
+			if (win_spec.trigger == FK_WIN_CUDA_PROFILER &&
+			    name_is_profiler(domains[d].d, cbid)) { /* the window's, no stack */
+				cu.enable_callback(1, sub, domains[d].d, cbid);
+				continue;
+			}
 			if (cu.get_callback_name(domains[d].d, cbid, &name) != CUPTI_SUCCESS ||
 			    !interesting(name))
 				continue;

@@ -76,6 +76,12 @@ static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
 	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : "libunwind", d) &&
 	       set_env("STACKCAP_FOLLOW", o->follow ? "1" : "0", d) &&
 	       set_env("STACKCAP_PYTHON", o->python ? "1" : "0", d) &&
+	       set_env("STACKCAP_DELAY", o->delay ? o->delay : "", d) &&
+	       set_env("STACKCAP_DURATION", o->duration ? o->duration : "", d) &&
+	       set_env("STACKCAP_TOGGLE_SIGNAL", o->toggle_signal ? o->toggle_signal : "", d) &&
+	       set_env("STACKCAP_CAPTURE_RANGE", o->capture_range ? o->capture_range : "", d) &&
+	       set_env("STACKCAP_SCHEDULE", o->schedule ? o->schedule : "", d) &&
+	       set_env("STACKCAP_STEP_MARKER", o->step_marker ? o->step_marker : "", d) &&
 	       set_env("STACKCAP_OUTPUT", out, d);
 }
 
@@ -148,6 +154,15 @@ static int program_status(const char *prog, struct fk_diag *d)
 	return 127;
 }
 
+/* The toggle signal sent to stackcap goes on to the program. */
+static volatile sig_atomic_t forward_to;
+
+static void forward(int sig)
+{
+	if (forward_to > 0)
+		kill((pid_t)forward_to, sig);
+}
+
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 {
 	if (!output_writable(o, d))
@@ -167,10 +182,27 @@ int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 	if (!set_settings(o, d))
 		return FK_EXIT_USAGE;
 
+	/* The program starts with the toggle signal blocked (the mask goes
+	 * through exec): the shim unblocks it once its handler is in, so an
+	 * early signal cannot kill the program. */
+	sigset_t toggle, old_mask;
+	sigemptyset(&toggle);
+	if (o->toggle_sig > 0)
+		sigaddset(&toggle, o->toggle_sig);
+	sigprocmask(SIG_BLOCK, &toggle, &old_mask);
 	pid_t pid = fork();
 	if (pid < 0) {
 		fk_diag_error(d, "fork: %s", strerror(errno));
 		return 127;
+	}
+	if (pid > 0 && o->toggle_sig > 0) {
+		forward_to = pid;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = forward;
+		sa.sa_flags = SA_RESTART;
+		sigaction(o->toggle_sig, &sa, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	}
 	if (pid == 0) {
 		if (!set_num("STACKCAP_ROOT_PID", (long)getpid(), d) ||

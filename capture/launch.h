@@ -23,6 +23,10 @@ struct fk_launch_opts {
 	bool fp;                /* unwind with frame pointers, not libunwind */
 	bool follow;            /* capture programs PROGRAM executes */
 	bool python;            /* Python frames in the stacks of a CPython process */
+	/* Capture windows (formats/capwindow.h), as given (checked by the
+	 * caller); NULL: not asked for. */
+	const char *delay, *duration, *toggle_signal, *capture_range, *schedule, *step_marker;
+	int toggle_sig;         /* the toggle signal: stackcap forwards it to the program */
 	const char *self;       /* how stackcap was called, for messages */
 };
 

@@ -5,8 +5,16 @@
  * fill its function table with our push/pop/start/end/mark handlers, which
  * record each event with its thread and time into the thread's event ring.
  * No GPU, driver or CUPTI needed.
+ *
+ * Capture windows (capture/window.h) are opened here too: a range whose
+ * name matches --capture-range nvtx:NAME holds the window open until it
+ * ends, and an active step of --schedule does the same, inside a
+ * synthetic "[step N]" push/pop range recorded around it (so stackfold
+ * --nvtx shows the step). Push/pop ranges nested deeper than 64 on a
+ * thread, and the tag of a start/end step range, are not followed.
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -15,9 +23,14 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "capture/shim.h"
+#include "capture/window.h"
 
 static SHIM_TLS int depth; /* push/pop nesting, what push returns */
+/* Bit d: the push at depth d holds the capture window / is tagged "[step N]". */
+static SHIM_TLS uint64_t held_bits, tagged_bits;
 static _Atomic uint64_t next_range = 1;
+/* A start/end range id holding the window (ids never grow this far). */
+#define HELD_ID (UINT64_C(1) << 62)
 
 static void record(uint32_t op, uint64_t id, const char *name)
 {
@@ -51,8 +64,25 @@ static const char *message(const nvtxEventAttributes_t *a)
 	return "[unicode message]";
 }
 
+/* "[step N]" for --schedule's step N. */
+static void record_step(uint64_t step)
+{
+	char tag[40];
+	snprintf(tag, sizeof tag, "[step %llu]", (unsigned long long)step);
+	record(FK_CAP_NVTX_PUSH, 0, tag);
+}
+
 static int push_a(const char *name)
 {
+	uint64_t step = 0;
+	unsigned win = depth >= 0 && depth < 64 ? win_nvtx_match(name, &step) : 0;
+	uint64_t bit = win ? UINT64_C(1) << depth : 0;
+	held_bits = (held_bits & ~bit) | (win & WIN_HELD ? bit : 0);
+	tagged_bits = (tagged_bits & ~bit) | (win & WIN_TAGGED ? bit : 0);
+	if (win & WIN_TAGGED)
+		record_step(step - 1);
+	if (win & WIN_HELD)
+		win_hold(step);
 	record(FK_CAP_NVTX_PUSH, 0, name);
 	return depth++;
 }
@@ -67,7 +97,15 @@ static int pop(void)
 	if (depth == 0)
 		return -1;
 	record(FK_CAP_NVTX_POP, 0, NULL);
-	return --depth;
+	int d = --depth;
+	uint64_t bit = d < 64 ? UINT64_C(1) << d : 0;
+	if (held_bits & bit)
+		win_release();
+	if (tagged_bits & bit)
+		record(FK_CAP_NVTX_POP, 0, NULL);
+	held_bits &= ~bit;
+	tagged_bits &= ~bit;
+	return d;
 }
 
 static void mark_a(const char *name)
@@ -82,7 +120,11 @@ static void mark_ex(const nvtxEventAttributes_t *a)
 
 static nvtxRangeId_t start_a(const char *name)
 {
-	uint64_t id = atomic_fetch_add(&next_range, 1);
+	uint64_t id = atomic_fetch_add(&next_range, 1), step = 0;
+	if (win_nvtx_match(name, &step) & WIN_HELD) {
+		id |= HELD_ID;
+		win_hold(step);
+	}
 	record(FK_CAP_NVTX_START, id, name);
 	return id;
 }
@@ -95,6 +137,8 @@ static nvtxRangeId_t start_ex(const nvtxEventAttributes_t *a)
 static void end(nvtxRangeId_t id)
 {
 	record(FK_CAP_NVTX_END, id, NULL);
+	if (id & HELD_ID)
+		win_release();
 }
 
 static int domain_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)

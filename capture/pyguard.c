@@ -7,7 +7,9 @@
  * reporter) or to the default action, so crashes still crash, with their
  * core. Programs that set their handler after ours (Python's faulthandler
  * is enabled late) reach the interposed sigaction/signal below: their
- * handler is kept as the one to chain to, and ours stays first.
+ * handler is kept as the one to chain to, and ours stays first. The same
+ * interposers keep the toggle signal of a capture window from the program
+ * (capture/togglesig.c).
  *
  * Limits: a handler set with a raw rt_sigaction syscall, or with sigset,
  * sysv_signal or bsd_signal, replaces ours (the walk then faults into the
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "capture/pyguard.h"
+#include "capture/window.h"
 
 SHIM_TLS sigjmp_buf *volatile py_guard_jmp;
 
@@ -127,6 +130,10 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (togglesig_owns(sig)) {
+		togglesig_swap(act, old);
+		return 0;
+	}
 	int i = slot(sig);
 	if (i < 0 || !atomic_load(&installed))
 		return real_sigaction(sig, act, old);
@@ -144,7 +151,7 @@ sighandler_t signal(int sig, sighandler_t handler)
 		errno = ENOSYS;
 		return SIG_ERR;
 	}
-	if (slot(sig) < 0 || !atomic_load(&installed))
+	if ((slot(sig) < 0 || !atomic_load(&installed)) && !togglesig_owns(sig))
 		return real_signal(sig, handler);
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);

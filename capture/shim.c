@@ -28,6 +28,7 @@
 #include <libunwind.h>
 
 #include "capture/shim.h"
+#include "capture/window.h"
 
 struct shim_config shim_cfg;
 _Atomic int shim_ready;
@@ -193,7 +194,7 @@ static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n
 uint32_t shim_unsampled_stack(struct thread_state *ts, uint64_t cpu_ns, uint64_t *ips,
 			      uint32_t *weight)
 {
-	if (!sampling)
+	if (!sampling || !win_recording()) /* time outside windows is charged nowhere */
 		return 0;
 	uint64_t period = 1000000000u / shim_cfg.hz;
 	uint64_t ticks = (cpu_ns + period / 2) / period;
@@ -342,7 +343,13 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 	(void)sig;
 	int saved_errno = errno;
 	struct thread_state *ts = shim_thread;
-	if (ts && si->si_code == SI_TIMER) {
+	if (ts && si->si_code == SI_TIMER && !win_recording()) {
+		/* Outside the capture windows: the time counts as seen, so no
+		 * "[unsampled]" charge claims it later, and no stack from
+		 * before the window stands for what follows. */
+		ts->ticks += 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+		ts->last_n = 0;
+	} else if (ts && si->si_code == SI_TIMER) {
 		uint64_t ips[MAX_IPS];
 		uint32_t n = 0;
 		if (!ts->in_tracer) {
@@ -377,13 +384,15 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 }
 
 /* A real-time signal nobody handles: the program keeps SIGPROF and its
- * own real-time signals (STACKCAP_SIGNAL picks one). */
+ * own real-time signals (STACKCAP_SIGNAL picks one), and the toggle
+ * signal is not one of them. */
 static int choose_signal(void)
 {
 	unsigned long want = env_ulong("STACKCAP_SIGNAL", 0);
 	for (int sig = want ? (int)want : SIGRTMIN + 4; sig <= SIGRTMAX; sig++) {
 		struct sigaction old;
-		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		bool toggle = win_spec.trigger == FK_WIN_TOGGLE && sig == win_spec.signal;
+		if (!toggle && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			return sig;
 		if (want)
 			break;
@@ -474,6 +483,12 @@ __attribute__((constructor)) static void shim_start(void)
 	shim_guard++;
 	shim_pid = getpid();
 	read_config();
+	if (!win_init()) { /* a bad window setting: said why */
+		shim_guard--;
+		return;
+	}
+	win_take_signal();
+	shim_cfg.alloc_set = shim_cfg.alloc_sample || win_windowed;
 	dl_iterate_phdr(find_self, NULL);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */

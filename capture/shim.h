@@ -27,7 +27,16 @@
 
 /* Ring record types. */
 enum { REC_SAMPLE = 1, REC_ALLOC = 2, REC_FREE = 3, REC_GPU_API = 4, REC_GPU_LINK = 5,
-       REC_NVTX = 6, REC_GPU_GRAPH = 7 };
+       REC_NVTX = 6, REC_GPU_GRAPH = 7, REC_WINDOW = 8 };
+
+/* A capture window opened or closed on this thread (capture/window.h):
+ * its edge number (odd: opened), and its schedule step + 1 (0: none). */
+struct rec_window {
+	struct ring_record h;
+	uint64_t t_ns;
+	uint64_t edge;
+	uint64_t step;
+};
 
 #define NVTX_NAME_MAX 256 /* longer range names are cut */
 
@@ -105,6 +114,9 @@ struct shim_config {
 	bool alloc_drop;       /* a full ring drops allocation events instead of waiting */
 	uint64_t event_ring;   /* bytes of each thread's event ring (a power of 2) */
 	uint64_t alloc_sample; /* mean bytes between samples; 0: every allocation */
+	/* Frees are recorded only of the blocks recorded (capture/sampleset):
+	 * allocations sampled, or made inside capture windows. */
+	bool alloc_set;
 	bool follow_exec;
 	int signal;
 	char output[4096];

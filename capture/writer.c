@@ -21,6 +21,7 @@
 
 #include "formats/capture.h"
 #include "capture/shim.h"
+#include "capture/window.h"
 
 #define CYCLE_MS 50
 
@@ -100,8 +101,9 @@ static uint32_t intern_stack(struct fk_cap_buf *stacks, const uint64_t *ips, uin
 struct cycle {
 	struct fk_cap_buf stacks, samples, allocs, threads, drops, modules, gpu_api, nvtx;
 	struct fk_cap_buf pyframes; /* Python frames the stacks name */
+	struct fk_cap_buf windows;  /* capture window edges */
 	struct thread_state *ts;
-	uint64_t t_samples, t_allocs, t_api, t_nvtx; /* previous times, for deltas */
+	uint64_t t_samples, t_allocs, t_api, t_nvtx, t_windows; /* previous times, for deltas */
 	uint64_t nsamples, nallocs;
 };
 
@@ -142,6 +144,9 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		fk_cap_put_uvarint(&c->nvtx, v->id);
 		fk_cap_put_string(&c->nvtx, v->name, v->len);
 		c->t_nvtx = v->t_ns;
+	} else if (rec->type == REC_WINDOW) {
+		const struct rec_window *w = (const struct rec_window *)rec;
+		win_put_edge(&c->windows, &c->t_windows, w->edge, w->t_ns, w->step);
 	} else if (rec->type == REC_GPU_GRAPH) {
 		const struct rec_gpu_api *g = (const struct rec_gpu_api *)rec;
 		uint64_t node = (uint64_t)g->cbid << 32 | g->corr;
@@ -358,12 +363,14 @@ static void cycle(bool final)
 	struct cycle c = { 0 };
 	struct fk_cap_buf out = { 0 };
 	uint64_t first_node = next_node;
-	c.t_samples = c.t_allocs = c.t_api = c.t_nvtx = shim_now_ns();
+	c.t_samples = c.t_allocs = c.t_api = c.t_nvtx = c.t_windows = shim_now_ns();
 	fk_cap_put_uvarint(&c.stacks, first_node);
 	fk_cap_put_uvarint(&c.samples, c.t_samples);
 	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
 	fk_cap_put_uvarint(&c.gpu_api, c.t_api);
 	fk_cap_put_uvarint(&c.nvtx, c.t_nvtx);
+	fk_cap_put_uvarint(&c.windows, c.t_windows);
+	size_t empty_windows = c.windows.len;
 	size_t empty_samples = c.samples.len, empty_allocs = c.allocs.len, empty_api = c.gpu_api.len;
 	size_t empty_nvtx = c.nvtx.len;
 
@@ -402,7 +409,8 @@ static void cycle(bool final)
 		prev = ts;
 	}
 	if (final)
-		charge_live_threads(&c);
+		charge_live_threads(&c); /* before the window closes with the capture */
+	win_put_pending(&c.windows, &c.t_windows, final);
 	total_samples += c.nsamples;
 	total_allocs += c.nallocs;
 	/* GPU records completed so far, and CUPTI's state when it changed. */
@@ -443,6 +451,8 @@ static void cycle(bool final)
 		emit(&out, FK_CAP_GPU_API, &c.gpu_api);
 	if (c.nvtx.len > empty_nvtx)
 		emit(&out, FK_CAP_NVTX, &c.nvtx);
+	if (c.windows.len > empty_windows)
+		emit(&out, FK_CAP_WINDOWS, &c.windows);
 	emit(&out, FK_CAP_GPU_KERNELS, &kernels);
 	emit(&out, FK_CAP_GPU_MEMORY, &memory);
 	emit(&out, FK_CAP_DROPS, &c.drops);
@@ -469,6 +479,7 @@ static void cycle(bool final)
 	fk_cap_buf_free(&c.gpu_api);
 	fk_cap_buf_free(&c.nvtx);
 	fk_cap_buf_free(&c.pyframes);
+	fk_cap_buf_free(&c.windows);
 	fk_cap_buf_free(&kernels);
 	fk_cap_buf_free(&memory);
 	fk_cap_buf_free(&meta);
@@ -480,7 +491,8 @@ static void *writer_main(void *arg)
 	shim_guard = 1; /* for good: nothing this thread does is traced */
 	struct pollfd pfd = { .fd = kick_fd, .events = POLLIN };
 	while (!atomic_load(&stopping)) {
-		if (poll(&pfd, 1, CYCLE_MS) > 0) {
+		/* Woken early for a --delay or --duration edge. */
+		if (poll(&pfd, 1, win_timeout_ms(CYCLE_MS)) > 0) {
 			uint64_t v;
 			if (read(kick_fd, &v, sizeof v) < 0 && errno != EAGAIN)
 				break;
@@ -488,6 +500,7 @@ static void *writer_main(void *arg)
 		if (atomic_load(&stopping))
 			break;
 		pthread_mutex_lock(&lock);
+		win_tick();
 		cycle(false);
 		pthread_mutex_unlock(&lock);
 	}
@@ -571,7 +584,7 @@ static void write_start(void)
 			 (shim_cfg.alloc_sample ? FK_CAP_HDR_ALLOC_SAMPLED : 0),
 		.alloc_sample = shim_cfg.alloc_sample,
 	};
-	struct fk_cap_buf out = { 0 }, meta = { 0 }, clock = { 0 };
+	struct fk_cap_buf out = { 0 }, meta = { 0 }, clock = { 0 }, windows = { 0 };
 	uint8_t hdr[FK_CAP_HEADER_SIZE];
 	fk_cap_header_encode(hdr, &h);
 	fk_cap_put_bytes(&out, hdr, sizeof hdr);
@@ -592,13 +605,16 @@ static void write_start(void)
 	char cwd[PATH_MAX];
 	if (getcwd(cwd, sizeof cwd)) /* readers shorten Python file names with it */
 		put_meta(&meta, "cwd", cwd, strlen(cwd));
+	win_start_file(&meta, &windows);
 	fk_cap_chunk_encode(&out, FK_CAP_META, seq++, meta.p, meta.len);
 	put_clock(&clock);
 	fk_cap_chunk_encode(&out, FK_CAP_CLOCK, seq++, clock.p, clock.len);
+	emit(&out, FK_CAP_WINDOWS, &windows);
 	write_out(&out);
 	fk_cap_buf_free(&out);
 	fk_cap_buf_free(&meta);
 	fk_cap_buf_free(&clock);
+	fk_cap_buf_free(&windows);
 }
 
 static bool start_thread(void)
@@ -655,6 +671,7 @@ void writer_stop(void)
 	running = false;
 	pthread_mutex_lock(&lock);
 	cycle(true);
+	win_report();
 	close(out_fd);
 	out_fd = -1;
 	if (kick_fd >= 0)

@@ -39,6 +39,7 @@ enum fk_cap_chunk_type {
 	FK_CAP_CLOCK = 8,   /* a (monotonic, realtime) pair */
 	FK_CAP_END = 9,     /* clean shutdown: totals */
 	FK_CAP_PYFRAMES = 10, /* Python frames named by id (FK_CAP_IP_PYTHON) */
+	FK_CAP_WINDOWS = 11,  /* capture window edges (formats/capwindow.h) */
 	/* Kept for the CUDA side: */
 	FK_CAP_GPU_API = 16,
 	FK_CAP_GPU_KERNELS = 17,

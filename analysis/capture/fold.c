@@ -8,6 +8,7 @@
 
 #include "analysis/core/arena.h"
 #include "analysis/capture/model.h"
+#include "analysis/capture/windows.h"
 #include "analysis/sym/demangle.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/bsearch.h"
@@ -466,6 +467,12 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 			const struct fk_cap_api *a = api_of(&x, op->corr);
 			if (!a && op->runtime_corr)
 				a = api_of(&x, op->runtime_corr);
+			/* A windowed capture: GPU work launched inside a window (by
+			 * its host call's time, else its own start). */
+			uint64_t at = a ? a->t_ns : c->gpu_monotonic ? op->start
+						  : op->start - c->real_minus_mono;
+			if (!fk_cap_in_windows(c, at))
+				continue;
 			/* A graph replay: the code that captured the node, when known. */
 			const struct fk_cap_graph_node *g =
 				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
@@ -654,8 +661,10 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 				}
 			}
 		} else {
-			/* Allocated before the capture, not sampled, or lost. */
-			tl->unmatched_frees += c->hdr.alloc_sample == 0;
+			/* Allocated before the capture, not sampled, outside the
+			 * capture windows (the shim records no such free, unless
+			 * its set of recorded blocks filled), or lost. */
+			tl->unmatched_frees += c->hdr.alloc_sample == 0 && !c->window_spec;
 			continue;
 		}
 		if (!fk_mem_add(tl, &ev))
@@ -781,6 +790,7 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	double dur = c->last_t_ns > c->hdr.start_mono_ns
 			     ? (double)(c->last_t_ns - c->hdr.start_mono_ns) / 1e9 : 0;
 	fprintf(out, "duration:    %.3f s (to the last record)\n", dur);
+	fk_cap_windows_info(out, c);
 	double cpu = c->hdr.sample_hz ? (double)c->sample_weight / c->hdr.sample_hz : 0;
 	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
 		c->hdr.sample_hz, c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS ? "frame pointers" : "libunwind",

@@ -10,6 +10,7 @@
 #include "formats/bsearch.h"
 #include "formats/grow.h"
 #include "formats/input.h"
+#include "analysis/capture/windows.h"
 
 static char *dup_bytes(const uint8_t *p, size_t n)
 {
@@ -60,6 +61,9 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 		} else if (key_is(key, kl, "cwd")) {
 			free(c->cwd);
 			c->cwd = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "window")) {
+			free(c->window_spec);
+			c->window_spec = dup_bytes(val, vl);
 		} else if (key_is(key, kl, "python_faults")) {
 			c->python_faults = decimal(val, vl);
 		}
@@ -590,6 +594,7 @@ static bool on_chunk(void *ctx, uint16_t type, uint64_t seq, const uint8_t *p, s
 	case FK_CAP_GPU_MEMORY: ok = gpu_memory(c, &k); break;
 	case FK_CAP_NVTX: ok = nvtx(c, &k); break;
 	case FK_CAP_PYFRAMES: ok = pyframes(c, &k, &l->pyframes_unsorted); break;
+	case FK_CAP_WINDOWS: ok = fk_cap_windows_chunk(c, &k); break;
 	case FK_CAP_DROPS:
 		while (fk_cap_more(&k)) {
 			fk_cap_get_uvarint(&k);
@@ -631,9 +636,17 @@ bool fk_capture_load_input(struct fk_input *in, struct fk_capture *c, bool keep_
 	if (l.pyframes_unsorted)
 		pyframes_sort(c);
 	c->missing_pyframes = count_missing_pyframes(c);
+	if (!fk_cap_windows_finish(c)) {
+		fk_diag_error(d, "out of memory");
+		fk_capture_free(c);
+		return false;
+	}
 	if (c->bad_records)
 		fk_diag_warn(d, "%s: %llu chunk%s did not decode (skipped in part)", name,
 			     (unsigned long long)c->bad_records, c->bad_records == 1 ? "" : "s");
+	if (c->window_spec && !c->nwindows)
+		fk_diag_note(d, "%s: the capture window (%s) never opened: nothing was recorded",
+			     name, c->window_spec);
 	/* Whatever reads a capture says what it lacks: its answers are partial. */
 	char loss[400];
 	if (fk_capture_loss(c, loss, sizeof loss)) {
@@ -747,6 +760,9 @@ void fk_capture_free(struct fk_capture *c)
 	for (size_t i = 0; i < c->npyframes; i++)
 		free_pyframe(&c->pyframes[i]);
 	free(c->pyframes);
+	free(c->window_spec);
+	free(c->edges);
+	free(c->windows);
 	memset(c, 0, sizeof *c);
 }
 

@@ -73,6 +73,17 @@ struct fk_cap_sample { /* one sample, kept only when asked (NVTX paths need time
 	uint32_t tid, node, weight;
 };
 
+struct fk_cap_window_edge { /* a WINDOWS record */
+	uint64_t edge;       /* odd: the window opened; even: it closed */
+	uint64_t t_ns;
+	uint64_t step;       /* --schedule: the step it opened, + 1; else 0 */
+};
+
+struct fk_cap_window { /* a stretch the shim recorded */
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
+	uint64_t step;       /* as in the edge that opened it */
+};
+
 struct fk_cap_python_frame { /* a PYFRAMES record, kept by id */
 	uint64_t id;
 	char *file, *qualname, *name; /* co_filename, co_qualname, co_name */
@@ -139,6 +150,14 @@ struct fk_capture {
 	struct fk_cap_python_frame *pyframes; /* sorted by id, each id once */
 	size_t npyframes, pyframes_cap;
 	uint64_t missing_pyframes; /* stack nodes naming an id no chunk defined */
+	/* Capture windows (analysis/capture/windows.h): NULL window_spec: the
+	 * whole run was recorded. */
+	char *window_spec;        /* META window: what was asked */
+	struct fk_cap_window_edge *edges; /* as read; sorted by number once loaded */
+	size_t nedges, edges_cap;
+	struct fk_cap_window *windows;    /* what was recorded, in time order */
+	size_t nwindows;
+	uint64_t window_edges_lost; /* edge numbers no record had */
 };
 
 /* The Python frame with this id (an address's low 63 bits), or NULL when no
