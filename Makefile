@@ -26,10 +26,10 @@ CFLAGS   ?=
 LDFLAGS  ?=
 FK_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
-LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lxxhash -lpcre2-8 -lm -pthread
+LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lzstd -lxxhash -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
-DEPS_PKGS := gcc make zlib1g-dev libxxhash-dev libpcre2-dev libcmocka-dev perl \
+DEPS_PKGS := gcc make zlib1g-dev libzstd-dev zstd libxxhash-dev libpcre2-dev libcmocka-dev perl \
 	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3 \
 	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils g++ python3-torch
 
@@ -106,7 +106,7 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 $(BUILD)/libstackcap.so: $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -lunwind -lz -lm -ldl -pthread -o $@
+	$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -lunwind -lz -lzstd -lm -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "formats/grow.h"
 #include "formats/input.h"
@@ -232,6 +233,17 @@ static bool inflate_chunk(z_stream *z, bool *started, uint8_t *out, const struct
 	return inflate(z, Z_FINISH) == Z_STREAM_END && z->avail_out == 0;
 }
 
+/* Decompresses a zstd chunk's body into out (room for c->raw bytes): true
+ * when it is one frame of exactly c->raw bytes. One context serves every
+ * chunk of a file. */
+static bool unzstd_chunk(ZSTD_DCtx **z, uint8_t *out, const struct chunk *c)
+{
+	if (!*z && !(*z = ZSTD_createDCtx()))
+		return false;
+	size_t n = ZSTD_decompressDCtx(*z, out, c->raw, c->body, c->disk);
+	return !ZSTD_isError(n) && n == c->raw;
+}
+
 bool fk_cap_read(const char *path, const char *name, struct fk_cap_header *h,
 		 fk_cap_chunk_fn fn, void *ctx, struct fk_cap_status *st, struct fk_diag *d)
 {
@@ -258,15 +270,19 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 	size_t raw_cap = 0;
 	z_stream z;
 	bool z_started = false;
+	ZSTD_DCtx *zs = NULL;
 	size_t off = FK_CAP_HEADER_SIZE;
 	bool resynced = false; /* the next good chunk follows a damaged stretch */
 	while (ok && off < w.len) {
 		struct chunk c;
 		bool good = chunk_at(&w, off, &c);
 		const uint8_t *payload = c.body;
-		if (good && (c.flags & FK_CAP_FLAG_ZLIB)) {
-			good = FK_GROW(raw, raw_cap, c.raw ? c.raw : 1, 4096) &&
-			       inflate_chunk(&z, &z_started, raw, &c);
+		if (good && (c.flags & (FK_CAP_FLAG_ZLIB | FK_CAP_FLAG_ZSTD))) {
+			good = (c.flags & (FK_CAP_FLAG_ZLIB | FK_CAP_FLAG_ZSTD)) !=
+				       (FK_CAP_FLAG_ZLIB | FK_CAP_FLAG_ZSTD) &&
+			       FK_GROW(raw, raw_cap, c.raw ? c.raw : 1, 4096) &&
+			       (c.flags & FK_CAP_FLAG_ZSTD ? unzstd_chunk(&zs, raw, &c)
+							   : inflate_chunk(&z, &z_started, raw, &c));
 			payload = raw;
 		} else if (good) {
 			good = c.disk == c.raw;
@@ -300,6 +316,7 @@ bool fk_cap_read_input(struct fk_input *in, struct fk_cap_header *h, fk_cap_chun
 	}
 	if (z_started)
 		inflateEnd(&z);
+	ZSTD_freeDCtx(zs);
 	free(raw);
 	free(w.owned);
 	return ok;

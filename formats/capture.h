@@ -26,7 +26,8 @@
 #define FK_CAP_CHUNK_MAGIC 0x4B4E4843u /* "CHNK" */
 #define FK_CAP_CHUNK_HEADER_SIZE 32
 #define FK_CAP_CHUNK_MAX ((uint32_t)64 << 20) /* payload bytes, either form */
-#define FK_CAP_FLAG_ZLIB 1u
+#define FK_CAP_FLAG_ZLIB 1u /* older captures' compression: still read */
+#define FK_CAP_FLAG_ZSTD 2u /* what the writer compresses with */
 
 enum fk_cap_chunk_type {
 	FK_CAP_META = 1,    /* key/value strings: command line, exe, settings */

@@ -7,6 +7,7 @@ bytes). Layout: formats/CAPTURE.md.
 Usage: python3 tests/fuzz/chunks_from_capture.py CAPTURE OUT
 """
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -27,7 +28,11 @@ def main():
         if magic != MAGIC or at + CHUNK_HEADER + disk > len(data):
             break
         body = data[at + CHUNK_HEADER:at + CHUNK_HEADER + disk]
-        payload = zlib.decompress(body) if cflags & 1 else body
+        if cflags & 2:  # zstd: the command decodes it (no module in the standard library)
+            payload = subprocess.run(["zstd", "-dcq"], input=body, stdout=subprocess.PIPE,
+                                     check=True).stdout
+        else:
+            payload = zlib.decompress(body) if cflags & 1 else body
         payload = payload[:0xFFFF]
         out += struct.pack("<BH", ctype & 0xFF, len(payload)) + payload
         at += CHUNK_HEADER + disk

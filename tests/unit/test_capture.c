@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -433,12 +434,12 @@ static void test_round_trip_clean(void **state)
 	(void)state;
 	struct built b;
 	build(&b, true);
-	/* The writer chose as intended: zlib where it pays, raw elsewhere. */
+	/* The writer chose as intended: zstd where it pays, raw elsewhere. */
 	assert_int_equal(flags_of(&b, 0), 0);               /* short */
-	assert_int_equal(flags_of(&b, 1), FK_CAP_FLAG_ZLIB); /* repetitive */
+	assert_int_equal(flags_of(&b, 1), FK_CAP_FLAG_ZSTD); /* repetitive */
 	assert_int_equal(flags_of(&b, 2), 0);               /* random */
 	assert_int_equal(flags_of(&b, 3), 0);               /* empty */
-	assert_int_equal(flags_of(&b, 4), FK_CAP_FLAG_ZLIB);
+	assert_int_equal(flags_of(&b, 4), FK_CAP_FLAG_ZSTD);
 	assert_true(b.off[2] + FK_CAP_CHUNK_HEADER_SIZE + b.payload[2].len == b.off[3]);
 	assert_true(b.off[5] - b.off[4] < b.payload[4].len / 2);
 	/* The chunk header's fixed fields. */
@@ -691,9 +692,11 @@ static void test_crc_right_body_wrong(void **state)
 	uint8_t plain[200];
 	for (size_t i = 0; i < sizeof plain; i++)
 		plain[i] = (uint8_t)(i % 7);
-	uint8_t packed[400];
+	uint8_t packed[400], zpacked[400];
 	uLongf np = sizeof packed;
 	assert_int_equal(compress2(packed, &np, plain, sizeof plain, 1), Z_OK);
+	size_t nz = ZSTD_compress(zpacked, sizeof zpacked, plain, sizeof plain, 1);
+	assert_false(ZSTD_isError(nz));
 	struct {
 		uint16_t flags;
 		uint32_t raw;
@@ -706,6 +709,12 @@ static void test_crc_right_body_wrong(void **state)
 		{ FK_CAP_FLAG_ZLIB, sizeof plain, packed, (uint32_t)np - 4 },    /* stream cut */
 		{ 0, sizeof plain + 5, plain, sizeof plain },                    /* stored, raw != disk */
 		{ FK_CAP_FLAG_ZLIB, FK_CAP_CHUNK_MAX + 1, packed, (uint32_t)np }, /* raw past the limit */
+		{ FK_CAP_FLAG_ZSTD, sizeof plain, plain, sizeof plain },         /* not zstd data */
+		{ FK_CAP_FLAG_ZSTD, sizeof plain + 1, zpacked, (uint32_t)nz },   /* raw too big */
+		{ FK_CAP_FLAG_ZSTD, sizeof plain - 1, zpacked, (uint32_t)nz },   /* raw too small */
+		{ FK_CAP_FLAG_ZSTD, sizeof plain, zpacked, (uint32_t)nz - 4 },   /* frame cut */
+		{ FK_CAP_FLAG_ZSTD, sizeof plain, packed, (uint32_t)np },        /* zlib called zstd */
+		{ FK_CAP_FLAG_ZLIB | FK_CAP_FLAG_ZSTD, sizeof plain, zpacked, (uint32_t)nz }, /* both */
 	};
 	for (size_t v = 0; v < sizeof bad / sizeof bad[0]; v++) {
 		struct fk_cap_buf f = { 0 };
@@ -740,15 +749,17 @@ static void test_crc_right_body_wrong(void **state)
 	uint8_t hdr[FK_CAP_HEADER_SIZE];
 	fk_cap_header_encode(hdr, &test_header);
 	fk_cap_put_bytes(&f, hdr, sizeof hdr);
+	/* zlib: what captures written before zstd hold. */
 	append_raw_chunk(&f, FK_CAP_SAMPLES, FK_CAP_FLAG_ZLIB, sizeof plain, 7, packed, (uint32_t)np);
 	append_raw_chunk(&f, FK_CAP_SAMPLES, 0, sizeof plain, 8, plain, sizeof plain);
+	append_raw_chunk(&f, FK_CAP_SAMPLES, FK_CAP_FLAG_ZSTD, sizeof plain, 9, zpacked, (uint32_t)nz);
 	struct fk_cap_header hd;
 	struct fk_cap_status st;
 	struct got g = { 0 };
 	assert_true(read_bytes(f.p, f.len, &hd, &g, &st, NULL));
-	assert_int_equal(g.n, 2);
+	assert_int_equal(g.n, 3);
 	assert_int_equal(st.damaged, 0);
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(g.len[i], sizeof plain);
 		assert_memory_equal(g.payload[i], plain, sizeof plain);
 	}
@@ -1021,7 +1032,7 @@ static void test_chunk_encode_limits(void **state)
 	assert_int_equal(f.p[6], 0);
 	size_t second = f.len;
 	assert_true(fk_cap_chunk_encode(&f, FK_CAP_SAMPLES, 1, zeros, 64));
-	assert_int_equal(f.p[second + 6], FK_CAP_FLAG_ZLIB);
+	assert_int_equal(f.p[second + 6], FK_CAP_FLAG_ZSTD);
 	assert_true(f.len - second < FK_CAP_CHUNK_HEADER_SIZE + 64);
 	fk_cap_buf_free(&f);
 	assert_null(f.p);

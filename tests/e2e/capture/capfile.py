@@ -35,6 +35,7 @@ the chunks are without trusting flamekit.
 """
 import json
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -177,11 +178,24 @@ class Cursor:
         return bytes(self.b[self.i - n : self.i]).decode("utf-8", "replace")
 
 
+def unpack(flags, body):
+    """A chunk's payload from its body as on disk: zlib (flag 1, older
+    captures) or zstd (flag 2), which Python's standard library lacks, so
+    the zstd command (Debian's zstd package, installed by make deps)
+    decodes it."""
+    if flags & 1:
+        return zlib.decompress(body)
+    if flags & 2:
+        return subprocess.run(["zstd", "-dcq"], input=body, stdout=subprocess.PIPE,
+                              check=True).stdout
+    return body
+
+
 def payloads(data):
     for off, size, typ, _ in chunks(data):
         flags = struct.unpack_from("<H", data, off + 6)[0]
         body = bytes(data[off + CHUNK_HEADER : off + size])
-        yield typ, zlib.decompress(body) if flags & 1 else body
+        yield typ, unpack(flags, body)
 
 
 def decode(data, want_allocs=False, in_order=None):
