@@ -230,7 +230,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 		case FK_CAP_GPU_KERNEL:
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k); /* stream */
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.name = (uint32_t)fk_cap_get_uvarint(k);
@@ -240,7 +240,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.runtime_corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k);
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.bytes = fk_cap_get_uvarint(k);
@@ -249,7 +249,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k)
 		case FK_CAP_GPU_MEMSET:
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k);
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.bytes = fk_cap_get_uvarint(k);
