@@ -50,6 +50,7 @@ suite tests/e2e/mem/run.sh "$BUILD"
 suite tests/e2e/mem_parallel.sh "$BUILD"
 suite tests/e2e/capture/run.sh "$BUILD"
 suite tests/e2e/capture/pynames.sh "$BUILD"
+suite tests/e2e/export/run.sh "$BUILD"
 suite tests/e2e/python/run.sh "$BUILD"
 suite tests/e2e/cuda/run.sh "$BUILD"
 # STACKCOLLAPSE_PERF=/path/to/stackcollapse-perf.pl adds the full parity run.
