@@ -598,7 +598,8 @@ static int by_track(const void *x, const void *y)
 /* Names of the GPU tracks, as Kineto gives them. */
 static void gpu_metadata(struct writer *w)
 {
-	qsort(w->tracks, w->ntracks, sizeof *w->tracks, by_track);
+	if (w->ntracks) /* none: tracks is NULL */
+		qsort(w->tracks, w->ntracks, sizeof *w->tracks, by_track);
 	char name[40];
 	for (size_t i = 0; i < w->ntracks; i++) {
 		const struct track *t = &w->tracks[i];

@@ -92,18 +92,18 @@ check "a. no time has more than three decimals" $((1 - $?))
 if begin "b. GPU-time stacks read back from the trace equal the capture's (--metric self_cuda_time_total)"; then
 	"$SF" --metric self_cuda_time_total "$T/g.sc" > "$T/gpu.cap" 2> "$T/err"
 	"$SF" --metric self_cuda_time_total "$T/g.json" > "$T/gpu.trace" 2>> "$T/err"
-	compare gpu "$T/gpu.cap" "$T/gpu.trace" > "$T/cmp" || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
+	compare gpu "$T/gpu.cap" "$T/gpu.trace" > "$T/cmp" 2>&1 || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
 	finish "b. GPU-time stacks read back from the trace equal the capture's (--metric self_cuda_time_total): $(head -1 "$T/cmp")"
 fi
 if begin "b. CPU stacks read back from the trace: the capture's, within 1 us each"; then
 	"$SF" "$T/g.sc" > "$T/cpu.cap" 2> "$T/err"
 	"$SF" "$T/g.json" > "$T/cpu.trace" 2>> "$T/err"
-	compare cpu "$T/cpu.cap" "$T/cpu.trace" > "$T/cmp" || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
+	compare cpu "$T/cpu.cap" "$T/cpu.trace" > "$T/cmp" 2>&1 || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
 	finish "b. CPU stacks read back from the trace: the capture's, within 1 us each: $(head -1 "$T/cmp")"
 fi
 if begin "b. each thread's outermost slices add up to its sampled CPU time exactly (+1 ns per CUDA call)"; then
 	"$SF" --threads --metric samples "$T/g.sc" > "$T/samples" 2> "$T/err"
-	compare threads "$T/samples" "$T/g.json" 999 > "$T/cmp" || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
+	compare threads "$T/samples" "$T/g.json" 999 > "$T/cmp" 2>&1 || problem "$(head -4 "$T/cmp" | tr '\n' '|')"
 	[ "$(wc -l < "$T/cmp")" -eq 3 ] || problem "not 3 threads: $(cat "$T/cmp" | tr '\n' '|')"
 	finish "b. each thread's outermost slices add up to its sampled CPU time exactly (+1 ns per CUDA call)"
 fi
@@ -113,12 +113,12 @@ fi
 if begin "b. a real capture (alloc_pattern --alloc): valid, CPU stacks and thread totals read back"; then
 	run "$SC" export --chrome "$T/a.json" "$T/a.sc"
 	want_rc 0
-	validate "$T/a.json" > "$T/v" || problem "$(head -3 "$T/v" | tr '\n' '|')"
+	validate "$T/a.json" > "$T/v" 2>&1 || problem "$(head -3 "$T/v" | tr '\n' '|')"
 	"$SF" "$T/a.sc" > "$T/a.cap"
 	"$SF" "$T/a.json" > "$T/a.trace"
-	compare cpu "$T/a.cap" "$T/a.trace" > "$T/cmp" || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
+	compare cpu "$T/a.cap" "$T/a.trace" > "$T/cmp" 2>&1 || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
 	"$SF" --threads --metric samples "$T/a.sc" > "$T/samples"
-	compare threads "$T/samples" "$T/a.json" 999 > "$T/cmp" || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
+	compare threads "$T/samples" "$T/a.json" 999 > "$T/cmp" 2>&1 || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
 	grep -q '"name":"\[memory\]"' "$T/a.json" || problem "no [memory] events"
 	finish "b. a real capture (alloc_pattern --alloc): valid, CPU stacks and thread totals read back"
 fi
@@ -136,7 +136,7 @@ then_stdout_same "$T/g.json" "c. stdout is the same trace as the file"
 if begin "c. two captures in one trace: both processes, valid, the second's correlation ids offset"; then
 	run "$SC" export --chrome "$T/two.json" "$T/a.sc" "$T/g.sc"
 	want_rc 0
-	validate "$T/two.json" > "$T/v" || problem "$(head -3 "$T/v" | tr '\n' '|')"
+	validate "$T/two.json" > "$T/v" 2>&1 || problem "$(head -3 "$T/v" | tr '\n' '|')"
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -177,7 +177,7 @@ import json, sys
 c = json.load(open(sys.argv[1]))["flamekit"]["captures"][0]
 assert "damaged chunk" in (c["loss"] or ""), c
 ' "$T/flip.json" 2> "$T/py" || problem "$(tail -1 "$T/py")"
-	validate "$T/flip.json" > "$T/v" || problem "$(head -3 "$T/v" | tr '\n' '|')"
+	validate "$T/flip.json" > "$T/v" 2>&1 || problem "$(head -3 "$T/v" | tr '\n' '|')"
 	finish "d. ... and written into the trace's metadata"
 fi
 expect_stderr_contains 1 "incomplete capture (--strict)" "d. --strict: a damaged capture is an error" -- \
@@ -191,7 +191,7 @@ capfile cut "$T/g.sc" "$T/cut.sc" $((size * 2 / 3))
 expect_stderr_contains 0 "no END chunk" "d. a cut capture: what is left, the loss said" -- \
 	"$SC" export --chrome "$T/cut.json" "$T/cut.sc"
 if begin "d. ... the cut trace is valid, its loss in the metadata"; then
-	validate "$T/cut.json" > "$T/v" || problem "$(head -3 "$T/v" | tr '\n' '|')"
+	validate "$T/cut.json" > "$T/v" 2>&1 || problem "$(head -3 "$T/v" | tr '\n' '|')"
 	grep -q '"loss":"no END chunk' "$T/cut.json" || problem "no loss in the metadata"
 	finish "d. ... the cut trace is valid, its loss in the metadata"
 fi
