@@ -68,21 +68,33 @@ static struct fk_cap_slice *add(struct walk *w, struct fk_cap_slice s)
 	return &w->batch[w->n++];
 }
 
-/* Ends the open slices deeper than keep where the last item ended. */
-static void close_to(struct walk *w, size_t keep)
+/* Hands over batch[from..]: a closed slice and what it holds back. */
+static void release(struct walk *w, size_t from)
 {
-	while (w->nopen > keep)
-		w->batch[w->open[--w->nopen]].end = w->end;
+	if (from < w->n && !w->failed && !w->fn(w->ctx, w->tid, w->batch + from, w->n - from))
+		w->failed = w->stopped = true;
+	w->n = from;
 }
 
-/* Hands over what is complete: everything, once nothing is open. */
+/* Ends the open slices deeper than keep where the last item ended. A
+ * closed slice goes out at once unless an open ancestor starts with it:
+ * viewers put the slices of one start in file order, so it waits to follow
+ * that ancestor. The batch holds no more than the stack's depth. */
+static void close_to(struct walk *w, size_t keep)
+{
+	while (w->nopen > keep) {
+		size_t i = w->open[--w->nopen];
+		w->batch[i].end = w->end;
+		if (w->nopen == 0 || w->batch[w->open[w->nopen - 1]].start < w->batch[i].start)
+			release(w, i);
+	}
+}
+
+/* Hands over what is complete (range marks), once nothing is open. */
 static void flush(struct walk *w)
 {
-	if (w->nopen || !w->n || w->failed)
-		return;
-	if (!w->fn(w->ctx, w->tid, w->batch, w->n))
-		w->failed = w->stopped = true;
-	w->n = 0;
+	if (!w->nopen)
+		release(w, 0);
 }
 
 static void open_slice(struct walk *w, struct fk_cap_slice s)

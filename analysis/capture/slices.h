@@ -25,9 +25,12 @@
  *   the slices. A range still open at the thread's end ends there.
  *
  * Owns: nothing past a call. Slices are handed over per thread in batches,
- * in the order they open (a parent before its children, a range's begin
- * before what is inside it), every end known; names point into the
- * fk_cap_names texts and the capture.
+ * every end known, as soon as they close, except that a slice starting
+ * with an open ancestor waits for it and comes after it: slices of one
+ * start come parent first (the order viewers nest them in), and a range's
+ * begin before what is inside it. Memory is the stack's depth, not the
+ * thread's length. Names point into the fk_cap_names texts and the
+ * capture.
  */
 #ifndef FK_CAP_SLICES_H
 #define FK_CAP_SLICES_H

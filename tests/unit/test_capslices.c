@@ -154,14 +154,15 @@ static void test_layout(void **state)
 	struct fk_cap_slice_stats st;
 	ngot = 0;
 	assert_true(fk_capture_slices(&c, names, collect, NULL, &st, &d));
-	/* Thread 7: a spans the touching samples and the call. */
-	want(0, 7, FK_SLICE_FRAME, T0, T0 + 4 * P + 1, 0, "a");
-	want(1, 7, FK_SLICE_FRAME, T0, T0 + 2 * P, 1, "b");
-	want(2, 7, FK_SLICE_FRAME, T0 + 2 * P, T0 + 3 * P, 1, "c");
-	want(3, 7, FK_SLICE_FRAME, T0 + 3 * P, T0 + 3 * P + 1, 1, "b");
-	want(4, 7, FK_SLICE_CALL, T0 + 3 * P, T0 + 3 * P + 1, 2, "");
-	assert_int_equal(got[4].s.ref, 0);
-	want(5, 7, FK_SLICE_FRAME, T0 + 3 * P + 1, T0 + 4 * P + 1, 1, "c");
+	/* Thread 7: a spans the touching samples and the call. Each slice comes
+	 * when it closes, or after its ancestor when it starts with it. */
+	want(0, 7, FK_SLICE_FRAME, T0 + 2 * P, T0 + 3 * P, 1, "c");
+	want(1, 7, FK_SLICE_FRAME, T0 + 3 * P, T0 + 3 * P + 1, 1, "b");
+	want(2, 7, FK_SLICE_CALL, T0 + 3 * P, T0 + 3 * P + 1, 2, "");
+	assert_int_equal(got[2].s.ref, 0);
+	want(3, 7, FK_SLICE_FRAME, T0 + 3 * P + 1, T0 + 4 * P + 1, 1, "c");
+	want(4, 7, FK_SLICE_FRAME, T0, T0 + 4 * P + 1, 0, "a");
+	want(5, 7, FK_SLICE_FRAME, T0, T0 + 2 * P, 1, "b");
 	/* After the gap: the range begins where the sample it holds starts. */
 	int64_t r = T0 + 10000000;
 	want(6, 7, FK_SLICE_RANGE_BEGIN, r, r, 0, "r");
