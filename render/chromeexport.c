@@ -657,6 +657,16 @@ bool fk_chrome_write(struct fk_sink *s, const struct fk_chrome_capture *in, size
 	}
 	if (ok)
 		gpu_metadata(&w);
+	/* Kineto's GPU tracks are pid = device: a process of that pid (pid 1
+	 * in a container) shares the viewers' process with them. */
+	for (size_t k = 0; ok && k < n; k++)
+		for (size_t i = 0; i < w.ntracks; i++)
+			if (w.tracks[i].device == in[k].c->hdr.pid) {
+				fk_diag_note(d, "%s: pid %u is also GPU %u's process in the trace (Kineto's "
+					     "pid = device): viewers show them as one", in[k].name,
+					     in[k].c->hdr.pid, w.tracks[i].device);
+				break;
+			}
 	put(&w, "\n],\n\"baseTimeNanoseconds\":");
 	put_u64(&w, n ? (uint64_t)w.base + in[0].c->real_minus_mono : 0);
 	if (w.ntracks) {

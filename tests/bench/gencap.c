@@ -239,7 +239,9 @@ int main(int argc, char **argv)
 	}
 	argv += cuda;
 	unsigned long long samples = strtoull(argv[1], NULL, 10);
-	struct fk_cap_header h = { .version = FK_CAP_VERSION, .pid = 1, .start_mono_ns = 1000000000,
+	/* --cuda: a pid no GPU track has (Kineto's GPU tracks are pid = device). */
+	struct fk_cap_header h = { .version = FK_CAP_VERSION, .pid = cuda ? 4242 : 1,
+				   .start_mono_ns = 1000000000,
 				   .start_real_ns = 1763900000000000000ull, .sample_hz = 999,
 				   .flags = cuda ? FK_CAP_HDR_ALLOCS : 0 };
 	uint8_t hdr[FK_CAP_HEADER_SIZE];

@@ -69,7 +69,7 @@ want("counters", c[("C", None)] == len(mem))
 meta = {(e["name"], e["pid"], e["tid"]): e["args"] for e in ev if e["ph"] == "M"}
 want("GPU 0 named", meta.get(("process_name", 0, 0)) == {"name": "GPU 0"})
 want("stream 8 of GPU 1 named", meta.get(("thread_name", 1, 8)) == {"name": "stream 8"})
-want("thread names", meta.get(("thread_name", 1, 3)) == {"name": 'loader "3"'})
+want("thread names", meta.get(("thread_name", 4242, 3)) == {"name": 'loader "3"'})
 want("deviceProperties", [d["id"] for d in doc.get("deviceProperties", [])] == [0, 1])
 want("displayTimeUnit ns", doc.get("displayTimeUnit") == "ns")
 names = {e["name"] for e in ev if e["ph"] == "X"}
@@ -149,7 +149,7 @@ assert ids and all(i > 1 << 32 for i in ids), ids[:3]
 ' "$T/two.json" 2> "$T/py" || problem "$(tail -1 "$T/py")"
 	finish "c. two captures in one trace: both processes, valid, the second's correlation ids offset"
 fi
-expect_stderr_contains 0 "are both pid 1: their threads share" "c. two captures of one pid: said" -- \
+expect_stderr_contains 0 "are both pid 4242: their threads share" "c. two captures of one pid: said" -- \
 	"$SC" export --chrome "$T/same.json" "$T/g.sc" "$T/g.sc"
 
 # ---- d. errors and losses ----
