@@ -261,9 +261,20 @@ static bool nvtx_others(struct writer *w)
 
 /* ---- GPU work ---- */
 
+/* Whether GPU times are CLOCK_MONOTONIC. META says; when its chunk was
+ * lost, the clock whose start the first GPU time is nearer to. */
+static bool gpu_monotonic(const struct fk_capture *c)
+{
+	if (c->gpu_status || (!c->nops && !c->ngmem))
+		return c->gpu_monotonic;
+	uint64_t t = c->nops ? c->ops[0].start : c->gmem[0].t;
+	uint64_t mono = c->hdr.start_mono_ns, real = c->hdr.start_real_ns;
+	return (t > mono ? t - mono : mono - t) < (t > real ? t - real : real - t);
+}
+
 static int64_t gpu_time(const struct fk_capture *c, uint64_t t)
 {
-	return c->gpu_monotonic ? (int64_t)t : (int64_t)(t - c->real_minus_mono);
+	return gpu_monotonic(c) ? (int64_t)t : (int64_t)(t - c->real_minus_mono);
 }
 
 /* The call that launched op, or NULL. */

@@ -196,6 +196,26 @@ if begin "d. ... the cut trace is valid, its loss in the metadata"; then
 	finish "d. ... the cut trace is valid, its loss in the metadata"
 fi
 
+if begin "d. each chunk of the CUDA capture damaged in turn: a valid trace with the loss said, never a crash"; then
+	k=0
+	for i in $(capfile chunks "$T/g.sc" | awk '{ print $1 }'); do
+		k=$((k + 1))
+		capfile flip "$T/g.sc" "$T/m.sc" "$i" > /dev/null
+		"$SC" export --chrome "$T/m.json" "$T/m.sc" > /dev/null 2> "$T/err"
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			problem "chunk $i: exit $rc: $(stderr_head)"
+		elif ! grep -q 'incomplete capture' "$T/err"; then
+			problem "chunk $i: no loss reported"
+		elif ! validate "$T/m.json" > "$T/v" 2>&1; then
+			problem "chunk $i: $(head -2 "$T/v" | tr '\n' '|')"
+		fi
+		grep -q '"loss":null' "$T/m.json" && problem "chunk $i: no loss in the metadata"
+	done
+	[ $k -ge 10 ] || problem "only $k chunks"
+	finish "d. each chunk of the CUDA capture damaged in turn: a valid trace with the loss said, never a crash ($k chunks)"
+fi
+
 expect_usage "say what to write" "d. usage: no --chrome" -- "$SC" export "$T/g.sc"
 expect_usage "no capture to export" "d. usage: no capture" -- "$SC" export --chrome "$T/x.json"
 expect_usage "--bogus" "d. usage: an unknown option" -- "$SC" export --bogus --chrome "$T/x.json" "$T/g.sc"
