@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/capture/model.h"
+#include "analysis/sym/symbolize.h"
 #include "capture/launch.h"
 #include "formats/cli.h"
 #include "formats/input.h"
@@ -94,13 +95,17 @@ static void export_usage(FILE *f)
 "API calls with their host stacks, kernels, copies and sets per device and\n"
 "stream with flows from their launches, NVTX ranges, host and GPU memory as\n"
 "counters and torch's [memory] events. Open it in https://ui.perfetto.dev\n"
-"(\"Open trace file\") or chrome://tracing; stackfold reads it back.\n"
+"(\"Open trace file\") or chrome://tracing; stackfold reads it back. Frames\n"
+"are named as stackfold names them, with the same naming options.\n"
 "\n"
 "Options:\n"
-"      --chrome FILE     the trace (gzip when FILE ends in .gz; - for stdout)\n"
-"      --strict          a capture that lost anything is an error\n"
-"  -q, --quiet           do not report losses and notes\n"
-"  -h, --help            show this help\n"
+"      --chrome FILE        the trace (gzip when FILE ends in .gz; - for stdout)\n"
+"      --inline             inlined functions as frames of their own (\"_[i]\")\n"
+"      --lines              \"function (file.c:12)\" frames, where DWARF knows\n"
+FK_PY_HELP
+"      --strict             a capture that lost anything is an error\n"
+"  -q, --quiet              do not report losses and notes\n"
+"  -h, --help               show this help\n"
 "\n"
 "Exit status: 0 written; 1 a capture cannot be read (or, with --strict, lost\n"
 "something) or the trace cannot be written (nothing is left behind); 2 usage.\n");
@@ -108,14 +113,20 @@ static void export_usage(FILE *f)
 
 static int export_cmd(int argc, char **argv)
 {
-	enum { OPT_CHROME = 256, OPT_STRICT };
-	static const struct option longopts[] = {
+	enum { OPT_CHROME = 256, OPT_STRICT, OPT_INLINE, OPT_LINES, PY_BASE };
+	static const struct option own[] = {
 		{ "chrome", required_argument, NULL, OPT_CHROME },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	enum { NOWN = sizeof own / sizeof *own };
+	struct option longopts[NOWN + FK_PY_NOPTS + 1];
+	memcpy(longopts, own, sizeof own);
+	fk_py_options(longopts + NOWN, PY_BASE); /* --python-*: as stackfold's */
+	longopts[NOWN + FK_PY_NOPTS] = (struct option){ 0 };
 	static const char *const eprog = "stackcap export";
 	struct fk_export_opts o;
 	fk_export_opts_defaults(&o);
@@ -125,8 +136,16 @@ static int export_cmd(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (c >= PY_BASE && c < PY_BASE + FK_PY_NOPTS) {
+			const char *wrong = fk_py_option(&o.names.python, c - PY_BASE, optarg);
+			if (wrong)
+				return fk_cli_usage_error(eprog, "%s", wrong);
+			continue;
+		}
 		switch (c) {
 		case OPT_CHROME: o.chrome = optarg; break;
+		case OPT_INLINE: o.names.sym_flags |= FK_SYM_INLINE; break;
+		case OPT_LINES: o.names.sym_flags |= FK_SYM_LINES; break;
 		case OPT_STRICT: d.strict = true; break;
 		case 'q': d.quiet = true; break;
 		case 'h': export_usage(stdout); return FK_EXIT_OK;

@@ -123,6 +123,18 @@ if begin "b. a real capture (alloc_pattern --alloc): valid, CPU stacks and threa
 	finish "b. a real capture (alloc_pattern --alloc): valid, CPU stacks and thread totals read back"
 fi
 
+if begin "b. naming options as stackfold's: export --lines reads back as stackfold --lines"; then
+	run "$SC" export -q --lines --chrome "$T/lines.json" "$T/a.sc"
+	want_rc 0
+	"$SF" --lines "$T/a.sc" > "$T/a.cap"
+	"$SF" "$T/lines.json" > "$T/a.trace"
+	compare cpu "$T/a.cap" "$T/a.trace" > "$T/cmp" 2>&1 || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
+	grep -q '\.c:[0-9]*)' "$T/a.trace" || problem "no (file.c:N) frames"
+	finish "b. naming options as stackfold's: export --lines reads back as stackfold --lines"
+fi
+expect_usage "--python-names is line or torch" "b. a bad naming option is a usage error" -- \
+	"$SC" export --python-names=bogus --chrome "$T/x.json" "$T/a.sc"
+
 # ---- c. outputs ----
 
 expect_exit 0 "c. --chrome FILE.json.gz writes gzip" -- "$SC" export -q --chrome "$T/g.json.gz" "$T/g.sc"
