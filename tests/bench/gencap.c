@@ -181,12 +181,13 @@ static void cuda_program(struct fk_cap_buf *b, uint64_t start, unsigned long lon
 				fk_cap_put_uvarint(&ops, 700);
 				fk_cap_put_u8(&ops, 3);
 			}
-			/* GPU memory: a block per 16 calls, freed 64 calls later. */
-			size_t slot = corr / 16 % 64;
+			/* GPU memory: a block per 16 calls on either device, freed 128
+			 * calls later. */
+			size_t slot = corr / 16 % 8;
 			if (corr % 16 == 0) {
 				fk_cap_put_u8(&gmem, live_gpu[slot] ? FK_CAP_FREE : FK_CAP_ALLOC);
 				fk_cap_put_uvarint(&gmem, corr);
-				fk_cap_put_uvarint(&gmem, dev);
+				fk_cap_put_uvarint(&gmem, slot % 2);
 				fk_cap_put_uvarint(&gmem, 0x7f0000000000ull + slot * 0x100000);
 				fk_cap_put_uvarint(&gmem, 1 << 20);
 				fk_cap_put_uvarint(&gmem, call + 100);

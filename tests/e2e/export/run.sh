@@ -135,6 +135,16 @@ fi
 expect_usage "--python-names is line or torch" "b. a bad naming option is a usage error" -- \
 	"$SC" export --python-names=bogus --chrome "$T/x.json" "$T/a.sc"
 
+if begin "b. memtimeline reads the trace's [memory] events back as the capture's (cpu, cuda:0, cuda:1)"; then
+	for dev in cpu cuda:0 cuda:1; do
+		"$BUILD/memtimeline" --device $dev --summary "$T/g.sc" 2> /dev/null | grep -v '^warnings' > "$T/m.cap"
+		"$BUILD/memtimeline" --device $dev --summary "$T/g.json" 2> /dev/null | grep -v '^warnings' > "$T/m.trace"
+		grep -q '^events: *[1-9][0-9]* (.* [1-9][0-9]* DESTROY)' "$T/m.cap" || problem "$dev: no frees: $(head -1 "$T/m.cap")"
+		cmp -s "$T/m.cap" "$T/m.trace" || problem "$dev: $(diff "$T/m.cap" "$T/m.trace" | head -3 | tr '\n' '|')"
+	done
+	finish "b. memtimeline reads the trace's [memory] events back as the capture's (cpu, cuda:0, cuda:1)"
+fi
+
 # ---- c. outputs ----
 
 expect_exit 0 "c. --chrome FILE.json.gz writes gzip" -- "$SC" export -q --chrome "$T/g.json.gz" "$T/g.sc"
