@@ -155,6 +155,16 @@ if begin "c. the .gz trace is the plain one, compressed"; then
 fi
 expect_exit 0 "c. --chrome - writes to stdout" -- "$SC" export -q --chrome - "$T/g.sc"
 then_stdout_same "$T/g.json" "c. stdout is the same trace as the file"
+if begin "c. a capture from a pipe (-) gives the same events"; then
+	cat "$T/g.sc" | "$SC" export -q --chrome "$T/pipe.json" - 2> "$T/err"
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["traceEvents"] == b["traceEvents"], "events differ"
+assert b["flamekit"]["captures"][0]["file"] == "<stdin>"
+' "$T/g.json" "$T/pipe.json" 2> "$T/py" || problem "$(tail -1 "$T/py")"
+	finish "c. a capture from a pipe (-) gives the same events"
+fi
 if begin "c. two captures in one trace: both processes, valid, the second's correlation ids offset"; then
 	run "$SC" export --chrome "$T/two.json" "$T/a.sc" "$T/g.sc"
 	want_rc 0
