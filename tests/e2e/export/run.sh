@@ -5,17 +5,21 @@
 # The captures: tests/bench/gencap.c --cuda (a CUDA program's capture as the
 # shim writes one with a GPU: threads, API calls with stacks, kernels,
 # copies and sets on two devices, NVTX ranges, host and GPU memory, names
-# that need escaping) and a real run of samples/capture/alloc_pattern.
+# that need escaping), real runs of samples/capture/alloc_pattern and of a
+# small Python loop.
 #   a. the trace is what the viewers need: validate.py (strict JSON, every
 #      slice complete, slices and B/E ranges nesting on each track, flows
 #      paired and bound to slices, Kineto's args), Kineto's shapes
 #   b. round trip: stackfold reads the trace back with the GPU-time stacks
 #      of the capture, its CPU stacks within 1 us, and each thread's slices
-#      adding up to its sampled CPU time exactly (compare.py)
+#      adding up to its sampled CPU time exactly (compare.py); the same with
+#      naming options (--lines, a Python program's --python-only);
+#      memtimeline reads its memory back as the capture's
 #   c. outputs: .gz, stdout, several captures in one trace
 #   d. errors and losses: unreadable capture, bad output path, a full disk,
 #      damaged and cut captures (loss on stderr in one line and in the
-#      trace's metadata; --strict refuses), usage errors
+#      trace's metadata; --strict refuses), every chunk damaged in turn,
+#      usage errors
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -143,6 +147,38 @@ if begin "b. memtimeline reads the trace's [memory] events back as the capture's
 		cmp -s "$T/m.cap" "$T/m.trace" || problem "$dev: $(diff "$T/m.cap" "$T/m.trace" | head -3 | tr '\n' '|')"
 	done
 	finish "b. memtimeline reads the trace's [memory] events back as the capture's (cpu, cuda:0, cuda:1)"
+fi
+
+# A Python program: its frames named as stackfold names them (--python-only).
+cat > "$T/busy.py" <<'PY'
+def inner(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def outer():
+    return sum(inner(20000) for _ in range(100))
+
+
+outer()
+PY
+desc="b. a Python program's frames: export --python-only reads back as stackfold --python-only"
+if ! wanted "$desc"; then
+	:
+elif "$SC" -o "$T/py.sc" /usr/bin/python3 "$T/busy.py" > /dev/null 2>&1 &&
+     "$SC" info "$T/py.sc" | grep -q '^python: .*frames on'; then
+	begin "$desc"
+	run "$SC" export -q --python-only --chrome "$T/py.json" "$T/py.sc"
+	want_rc 0
+	"$SF" --python-only "$T/py.sc" > "$T/py.cap"
+	"$SF" "$T/py.json" > "$T/py.trace"
+	compare cpu "$T/py.cap" "$T/py.trace" > "$T/cmp" 2>&1 || problem "$(head -3 "$T/cmp" | tr '\n' '|')"
+	grep -q 'busy.py([0-9]*):_inner' "$T/py.trace" || problem "no busy.py frames: $(head -c 300 "$T/py.trace")"
+	finish "$desc"
+else
+	skip "$desc" "no Python frames in a capture of /usr/bin/python3 here (CPython 3.11-3.13 needed)"
 fi
 
 # ---- c. outputs ----
