@@ -133,7 +133,8 @@ $(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
 # deps first, then the build (which may run in parallel).
 test: deps
 	@$(MAKE) --no-print-directory run-tests
-run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(CAPTURE_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem
+run-tests: all $(UNIT_BINS) $(CUDA_TESTS) $(CAPTURE_TESTS) $(BUILD)/bench-gen $(BUILD)/bench-genmem \
+	   $(BUILD)/bench-gencap
 	@BUILD=$(BUILD) sh tests/run.sh
 
 $(BUILD)/bench-gen: tests/bench/gen.c

@@ -1,6 +1,7 @@
 /* xml.c - well-formed text for SVG output (see xml.h). */
 #include "render/xml.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/utf8.h"
@@ -49,30 +50,53 @@ void fk_xml_write_str(FILE *out, const char *s, bool quote)
 	fk_xml_write(out, s, strlen(s), quote);
 }
 
-void fk_json_string(FILE *out, const char *s)
+size_t fk_json_quote(char *dst, const char *s, size_t len)
 {
-	size_t len = strlen(s);
-	fputc('"', out);
+	static const char hex[] = "0123456789abcdef";
+	char *o = dst;
+	*o++ = '"';
 	for (size_t i = 0; i < len;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
+			*o++ = '\\';
+			*o++ = (char)c;
 			i++;
 		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			fprintf(out, "\\u%04x", c);
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
 			i++;
 		} else if (c < 0x80) {
-			fputc(c, out);
+			*o++ = (char)c;
 			i++;
 		} else {
 			size_t start = i;
 			bool valid;
 			uint32_t cp = fk_utf8_next(s, len, &i, &valid);
-			if (!valid || cp == 0xFFFE || cp == 0xFFFF)
-				fputs("\\ufffd", out);
-			else
-				fwrite(s + start, 1, i - start, out);
+			if (!valid || cp == 0xFFFE || cp == 0xFFFF) {
+				memcpy(o, "\\ufffd", 6);
+				o += 6;
+			} else {
+				memcpy(o, s + start, i - start);
+				o += i - start;
+			}
 		}
 	}
-	fputc('"', out);
+	*o++ = '"';
+	return (size_t)(o - dst);
+}
+
+void fk_json_string(FILE *out, const char *s)
+{
+	size_t len = strlen(s);
+	char small[1024];
+	char *buf = FK_JSON_QUOTED_MAX(len) <= sizeof small ? small : malloc(FK_JSON_QUOTED_MAX(len));
+	if (!buf) { /* out of memory: a valid, empty string rather than none */
+		fputs("\"\"", out);
+		return;
+	}
+	fwrite(buf, 1, fk_json_quote(buf, s, len), out);
+	if (buf != small)
+		free(buf);
 }

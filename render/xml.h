@@ -20,4 +20,10 @@ void fk_xml_write_str(FILE *out, const char *s, bool quote);
  * as \u escapes, so "]]>" and "</script" can never appear). */
 void fk_json_string(FILE *out, const char *s);
 
+/* The same literal, quotes included, for len bytes of s into dst, which
+ * holds FK_JSON_QUOTED_MAX(len) bytes; returns its length. Bytes that are
+ * not valid UTF-8 (and U+FFFE, U+FFFF) become \ufffd: always valid JSON. */
+#define FK_JSON_QUOTED_MAX(len) (6 * (size_t)(len) + 2)
+size_t fk_json_quote(char *dst, const char *s, size_t len);
+
 #endif

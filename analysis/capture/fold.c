@@ -506,6 +506,75 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	return ok;
 }
 
+/* ---- the names, for other views of a capture ---- */
+
+struct fk_cap_names {
+	struct texts t;
+	struct corr_index x;
+	char **shown; /* kernel names demangled, by id */
+};
+
+struct fk_cap_names *fk_cap_names_open(const struct fk_capture *c,
+				       const struct fk_cap_fold_opts *o, struct fk_diag *d)
+{
+	struct fk_cap_names *n = calloc(1, sizeof *n);
+	if (!n) {
+		fk_diag_error(d, "out of memory");
+		return NULL;
+	}
+	bool texts = texts_open(&n->t, c, o->sym_flags, &o->python, d);
+	bool corrs = texts && corr_index_build(&n->x, c);
+	n->shown = calloc(c->nnames ? c->nnames : 1, sizeof *n->shown);
+	if (!texts || !corrs || !n->shown) {
+		fk_diag_error(d, "out of memory");
+		if (texts)
+			corr_index_free(&n->x);
+		texts_close(&n->t);
+		free(n->shown);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+const char *fk_cap_names_stack(struct fk_cap_names *n, uint32_t node, uint32_t *len)
+{
+	if (node == UINT32_MAX) {
+		*len = 15;
+		return "[no host stack]";
+	}
+	return node_text(&n->t, node, len);
+}
+
+const char *fk_cap_names_op(struct fk_cap_names *n, const struct fk_cap_gpu_op *op)
+{
+	return op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
+	       : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
+	       : kernel_name(n->t.c, op->name, n->shown);
+}
+
+const struct fk_cap_api *fk_cap_names_api(const struct fk_cap_names *n, uint32_t corr)
+{
+	return api_of(&n->x, corr);
+}
+
+bool fk_cap_names_failed(const struct fk_cap_names *n)
+{
+	return n->t.nomem;
+}
+
+void fk_cap_names_close(struct fk_cap_names *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->t.c->nnames; i++)
+		free(n->shown[i]);
+	free(n->shown);
+	corr_index_free(&n->x);
+	texts_close(&n->t);
+	free(n);
+}
+
 static int sample_by_thread_time(const void *x, const void *y)
 {
 	const struct fk_cap_sample *a = x, *b = y;

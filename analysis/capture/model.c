@@ -243,7 +243,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k, uint64_t 
 		case FK_CAP_GPU_KERNEL:
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k); /* stream */
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.name = (uint32_t)fk_cap_get_uvarint(k);
@@ -253,7 +253,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k, uint64_t 
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.runtime_corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k);
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.bytes = fk_cap_get_uvarint(k);
@@ -262,7 +262,7 @@ static bool gpu_kernels(struct fk_capture *c, struct fk_cap_cursor *k, uint64_t 
 		case FK_CAP_GPU_MEMSET:
 			op.corr = (uint32_t)fk_cap_get_uvarint(k);
 			op.device = (uint32_t)fk_cap_get_uvarint(k);
-			fk_cap_get_uvarint(k);
+			op.stream = (uint32_t)fk_cap_get_uvarint(k);
 			op.start = fk_cap_get_uvarint(k);
 			op.dur = fk_cap_get_uvarint(k);
 			op.bytes = fk_cap_get_uvarint(k);

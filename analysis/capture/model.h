@@ -43,6 +43,7 @@ struct fk_cap_gpu_op {
 	uint64_t bytes;
 	uint64_t graph_node; /* kernels replayed from a CUDA graph: its node; 0 none */
 	uint32_t corr, runtime_corr, device, name; /* name: kernels only, 0 none */
+	uint32_t stream;     /* CUPTI stream id (kernels, copies, sets) */
 	uint8_t tag;         /* FK_CAP_GPU_KERNEL, _MEMCPY, _MEMSET, _SYNC */
 	uint8_t copy_kind;   /* memcpy: CUPTI's CUpti_ActivityMemcpyKind */
 };
@@ -223,6 +224,24 @@ struct fk_cap_fold_opts {
  * outermost first. Symbolization warnings go through d. */
 bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
 		     struct fk_stacks *into, struct fk_diag *d);
+
+/* What fk_capture_fold names things, for other views of a capture (the
+ * Chrome trace export): a node's stack text (frames ';'-joined, root
+ * first: "[no host stack]" for UINT32_MAX), a GPU op's leaf frame (the
+ * kernel demangled as host frames are, "[memcpy HtoD]", "[memset]"), and
+ * the API call with the host stack that made an op or GPU allocation (a
+ * driver call inside a runtime call: the runtime call). Texts live until
+ * fk_cap_names_close. NULL from open when out of memory (reported). */
+struct fk_cap_names;
+struct fk_cap_names *fk_cap_names_open(const struct fk_capture *c,
+				       const struct fk_cap_fold_opts *o, struct fk_diag *d);
+const char *fk_cap_names_stack(struct fk_cap_names *n, uint32_t node, uint32_t *len);
+const char *fk_cap_names_op(struct fk_cap_names *n, const struct fk_cap_gpu_op *op);
+const struct fk_cap_api *fk_cap_names_api(const struct fk_cap_names *n, uint32_t corr);
+/* True when a text could not be made (out of memory): the texts since
+ * are "". */
+bool fk_cap_names_failed(const struct fk_cap_names *n);
+void fk_cap_names_close(struct fk_cap_names *n);
 
 /* The host heap as memory events (device cpu, category Unknown, addresses,
  * symbolized stacks), epoch-ns times; stacks named as o says (its metric,

@@ -117,7 +117,8 @@ static bool on_event(void *ctx, const struct fk_trace_event *e)
 					.ts = e->ts_ns, .dur = e->dur_ns,
 					.corr = arg_or(e, FK_TARG_CORRELATION, -1),
 					.thread = th, .name = name, .parent = FK_TRACE_NONE,
-					.cat = (uint8_t)e->cat };
+					.cat = (uint8_t)e->cat,
+					.self = t->ncpu /* its place in the file, until nested */ };
 		} else if (ok) {
 			ok = FK_GROW(t->gpu, t->gpu_cap, t->ngpu + 1, 4096);
 			if (ok)

@@ -23,7 +23,8 @@
 struct fk_trace_cpu {
 	int64_t ts, dur;     /* ns; dur may be clipped by nesting */
 	int64_t corr;        /* runtime / driver calls: "correlation"; -1 none */
-	uint64_t self;       /* ns: dur minus the direct children's (nest.c) */
+	uint64_t self;       /* ns: dur minus the direct children's (nest.c);
+				before nesting, the event's place in the file */
 	uint32_t thread;     /* index into threads */
 	uint32_t name;       /* id in names */
 	uint32_t parent;     /* the enclosing event (nest.c); FK_TRACE_NONE for a root */
@@ -90,7 +91,8 @@ static inline const char *fk_trace_name(const struct fk_trace *t, uint32_t id)
 /* Per thread, CPU events sorted by (ts, -dur) and nested with an interval
  * stack: parent and self set, an event that ends past its parent clipped
  * to it (t->clipped counts them). Ties: annotations outside Python frames
- * outside ops outside runtime calls. The events are reordered. false when
+ * outside ops outside runtime calls, then the file's order (parent first,
+ * as torch and stackcap export write them). The events are reordered. false when
  * out of memory. */
 bool fk_trace_nest(struct fk_trace *t);
 

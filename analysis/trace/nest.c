@@ -28,9 +28,11 @@ static int by_thread_time(const void *pa, const void *pb)
 	int ra = outer_rank(a->cat), rb = outer_rank(b->cat);
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return (a->corr > b->corr) - (a->corr < b->corr);
+	/* Still tied (the same interval and kind): the file's order, which
+	 * writers give parent first (torch's ops; sampled frames exported by
+	 * stackcap export). self holds each event's place in the file until
+	 * it is nested. */
+	return (a->self > b->self) - (a->self < b->self);
 }
 
 bool fk_trace_nest(struct fk_trace *t)

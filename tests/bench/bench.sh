@@ -102,6 +102,11 @@ if [ -x "$BUILD/samples/cpu_shares" ]; then
 	[ -s "$cap" ] || "$BUILD/bench-gencap" 10000000 > "$cap"
 	set -- $(m "$BUILD/stackfold $cap > $dir/cap.folded.txt"); cs=$1; crss=$2
 	echo "stackfold on a 10M-sample capture ($(wc -c < "$cap" | awk '{printf "%.1f", $1/1e6}') MB, $(wc -l < "$dir/cap.folded.txt") stacks): ${cs}s, $(awk -v s="$cs" 'BEGIN{printf "%.1fM samples/s", 10/s}'), peak RSS $((crss / 1024)) MB"
+	# The Chrome trace of a CUDA program's capture (gencap --cuda).
+	gcap=$dir/bench_cuda_300k.stackcap
+	[ -s "$gcap" ] || "$BUILD/bench-gencap" --cuda 300000 > "$gcap"
+	set -- $(m "$BUILD/stackcap export -q --chrome $dir/trace.json.gz $gcap"); es=$1; erss=$2
+	echo "stackcap export --chrome of a 300k-sample CUDA capture: ${es}s, $(wc -c < "$dir/trace.json.gz" | awk '{printf "%.1f", $1/1e6}') MB .json.gz, peak RSS $((erss / 1024)) MB"
 fi
 
 # perf script input: a real perf script (perf record of the CPU sample when
