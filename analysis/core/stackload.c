@@ -1,10 +1,11 @@
 /* stackload.c - stack text files into a stacks table (see stackload.h).
  *
  * Large plain files are read by one thread per core. Every thread walks the
- * whole mapped file but keeps only the stacks whose hash falls in its own
- * partition, so no stack is stored twice and the tables merge without
- * conflicts. Parsing and hashing a line is cheap next to looking it up and
- * comparing it with the stored copy, which is the work that gets divided.
+ * whole mapped file but keeps only the stacks of its own partition (told by
+ * a stack's length and last bytes), so no stack is stored twice and the
+ * tables merge without conflicts. Finding and parsing a line is cheap next
+ * to hashing it whole, looking it up and comparing it with the stored copy,
+ * which is the work that gets divided.
  * The first thread alone reports bad lines, in input order. Sums are exact,
  * so the result does not depend on the number of threads.
  */
