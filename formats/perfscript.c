@@ -142,11 +142,22 @@ static void end_sample(struct perf *s)
 
 /* ---- one frame's names, tidied as the script tidies them ---- */
 
+/* The first "ab" in p[0..n), or NULL: memmem, without its set-up cost on
+ * names of a few bytes (once or more per frame line). */
+static const char *find_pair(const char *p, size_t n, char a, char b)
+{
+	for (const char *end = p + n; n >= 2 && (p = memchr(p, a, (size_t)(end - p) - 1)) != NULL;
+	     p++)
+		if (p[1] == b)
+			return p;
+	return NULL;
+}
+
 /* $func !~ m/\.\(.*\)\./ (Java lambdas keep their parentheses) */
 static bool has_dotted_parens(const char *f, size_t n)
 {
-	const char *open = memmem(f, n, ".(", 2);
-	return open && memmem(open + 2, n - (size_t)(open + 2 - f), ").", 2);
+	const char *open = find_pair(f, n, '.', '(');
+	return open && find_pair(open + 2, n - (size_t)(open + 2 - f), ')', '.');
 }
 
 #define FUNC_MAX 4096
@@ -294,7 +305,7 @@ static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, s
 	const char *parts[64];
 	size_t lens[64], nparts = 0;
 	for (const char *p = f, *end = f + fl; nparts < 64;) {
-		const char *arrow = memmem(p, (size_t)(end - p), "->", 2);
+		const char *arrow = find_pair(p, (size_t)(end - p), '-', '>');
 		const char *stop = arrow ? arrow : end;
 		parts[nparts] = p, lens[nparts++] = (size_t)(stop - p);
 		if (!arrow)
@@ -363,8 +374,11 @@ static void header(struct perf *s, const char *line, size_t len)
 			     shown_pid, (int)stl, shown_tid);
 	else if (s->o->pid)
 		n = snprintf(s->pname, sizeof s->pname, "%.*s-%.*s", (int)cl, comm, (int)spl, shown_pid);
-	else
-		n = snprintf(s->pname, sizeof s->pname, "%.*s", (int)cl, comm);
+	else { /* the usual case, once per sample: no printf */
+		n = (int)(cl < sizeof s->pname - 1 ? cl : sizeof s->pname - 1);
+		memcpy(s->pname, comm, (size_t)n);
+		s->pname[n] = '\0';
+	}
 	for (int i = 0; i < n && (size_t)i < sizeof s->pname; i++)
 		if (s->pname[i] == ' ')
 			s->pname[i] = '_';

@@ -9,8 +9,26 @@
 #include <yajl/yajl_parse.h>
 
 #include "formats/input.h"
+#include "formats/introws.h"
 
 #define ROW_VALUES 4
+
+/* Where the fast path stands (formats/introws.h): rows of the plain shape
+ * are lexed by hand; at anything else yajl takes over for the rest of the
+ * input, first fed a primer that puts it in the same place, so it finds and
+ * words every error as when it read the whole input. */
+enum fast_state {
+	FAST_START,     /* before the list's '[' */
+	FAST_FIRST,     /* after it: a row or ']' */
+	FAST_AFTER_ROW, /* after a row: ',' or ']' */
+	FAST_NEXT,      /* after a ',': a row */
+	FAST_OFF,       /* yajl reads the rest */
+};
+static const char *const primers[FAST_OFF] = { "", "[", "[[0,1,0,0]", "[[0,1,0,0]," };
+
+/* A row cut by the end of a chunk is kept until the next one completes it;
+ * a longer one goes to yajl. */
+#define CARRY_MAX 256
 
 struct raw_reader {
 	const char *name;
@@ -25,9 +43,14 @@ struct raw_reader {
 	bool pending;        /* holding the first row of an INCREMENT_VERSION pair */
 	int64_t pending_t, pending_bytes;
 	int pending_category;
-	uint64_t offset;     /* bytes parsed before the current chunk */
+	uint64_t offset;     /* bytes parsed before the current chunk (fast path:
+				before the first byte not yet taken) */
 	bool failed;         /* an error was reported (the parse was cancelled) */
 	bool silent;         /* a parallel part: errors are found again, in order */
+	enum fast_state fast;
+	bool priming;        /* yajl reads a primer: no callback counts */
+	char carry[CARRY_MAX];
+	size_t ncarry;
 };
 
 static int bad_row(struct raw_reader *r, const char *fmt, ...)
@@ -152,6 +175,8 @@ static int on_map(void *ctx) { return on_other(ctx, "JSON object"); }
 static int on_start_array(void *ctx)
 {
 	struct raw_reader *r = ctx;
+	if (r->priming)
+		return 1;
 	if (r->depth == 2)
 		return bad_row(r, "a list inside a row (rows hold 4 integers; a coalesced "
 			       "[times, sizes] file? memtimeline reads raw timelines)");
@@ -166,6 +191,8 @@ static int on_start_array(void *ctx)
 static int on_end_array(void *ctx)
 {
 	struct raw_reader *r = ctx;
+	if (r->priming)
+		return 1;
 	r->depth--;
 	if (r->depth == 1)
 		return end_row(r);
@@ -197,6 +224,8 @@ static int parse_int(const char *p, size_t n, int64_t *out)
 static int on_number(void *ctx, const char *p, size_t n)
 {
 	struct raw_reader *r = ctx;
+	if (r->priming)
+		return 1;
 	if (r->depth == 0)
 		return on_other(r, "number");
 	if (r->depth == 1) {
@@ -241,9 +270,9 @@ static void syntax_error(struct raw_reader *r, const unsigned char *p, size_t n)
 	r->failed = true;
 }
 
-static bool on_chunk(void *ctx, const char *p, size_t n)
+/* yajl parses p[0..n), which starts at byte r->offset of the input. */
+static bool yajl_feed(struct raw_reader *r, const char *p, size_t n)
 {
-	struct raw_reader *r = ctx;
 	yajl_status st = yajl_parse(r->yajl, (const unsigned char *)p, n);
 	if (st == yajl_status_ok) {
 		r->offset += n;
@@ -252,6 +281,140 @@ static bool on_chunk(void *ctx, const char *p, size_t n)
 	if (!r->failed) /* a syntax error, not one of our cancels */
 		syntax_error(r, (const unsigned char *)p, n);
 	return false;
+}
+
+/* yajl takes over where the fast path stands. */
+static void hand_over(struct raw_reader *r)
+{
+	const char *primer = primers[r->fast];
+	r->priming = true;
+	yajl_parse(r->yajl, (const unsigned char *)primer, strlen(primer)); /* valid JSON */
+	r->priming = false;
+	r->depth = r->fast == FAST_START ? 0 : 1;
+	r->fast = FAST_OFF;
+}
+
+enum scan_result { SCAN_MORE, SCAN_OTHER, SCAN_FAILED };
+
+/* Plain rows from p on, with the whitespace and commas around them. *used:
+ * the bytes taken (whole rows only). MORE: the bytes ran out; OTHER: yajl
+ * must go on from *used; FAILED: a row was refused (reported). */
+static enum scan_result scan_rows(struct raw_reader *r, const char *p, size_t n, size_t *used)
+{
+	const char *s = p, *end = p + n;
+	enum scan_result res;
+	for (;;) {
+		while (s < end && fk_introw_space(*s))
+			s++;
+		if (s == end) {
+			res = SCAN_MORE;
+			break;
+		}
+		if (r->fast == FAST_START || r->fast == FAST_AFTER_ROW) {
+			if (*s != (r->fast == FAST_START ? '[' : ',')) {
+				res = SCAN_OTHER;
+				break;
+			}
+			r->fast = r->fast == FAST_START ? FAST_FIRST : FAST_NEXT;
+			s++;
+			continue;
+		}
+		size_t len;
+		enum fk_introw_result row = fk_introw_lex(s, end, r->v, ROW_VALUES, &len);
+		if (row != FK_INTROW_OK) {
+			res = row == FK_INTROW_MORE ? SCAN_MORE : SCAN_OTHER;
+			break;
+		}
+		r->row++;
+		r->nvalues = ROW_VALUES;
+		if (!end_row(r)) {
+			res = SCAN_FAILED;
+			break;
+		}
+		r->fast = FAST_AFTER_ROW;
+		s += len;
+	}
+	*used = (size_t)(s - p);
+	r->offset += *used;
+	return res;
+}
+
+/* The start of a chunk completes the row carried from the last one.
+ * Returns the bytes of p taken; *done when nothing of p is left for the
+ * fast path (carried again, given to yajl, or failed: *ok). */
+static size_t join_carry(struct raw_reader *r, const char *p, size_t n, bool *done, bool *ok)
+{
+	char buf[2 * CARRY_MAX];
+	size_t had = r->ncarry, take = n < CARRY_MAX ? n : CARRY_MAX, used;
+	memcpy(buf, r->carry, had);
+	memcpy(buf + had, p, take);
+	enum scan_result res = scan_rows(r, buf, had + take, &used);
+	*done = false;
+	*ok = res != SCAN_FAILED;
+	if (res == SCAN_FAILED) {
+		*done = true;
+		return n;
+	}
+	if (used >= had) { /* the carried row is done: the rest is read from p */
+		r->ncarry = 0;
+		return used - had;
+	}
+	*done = true;
+	r->ncarry = had + take - used;
+	if (res == SCAN_MORE && take == n && r->ncarry <= CARRY_MAX) {
+		memmove(r->carry, buf + used, r->ncarry);
+		return n;
+	}
+	/* Not the plain shape, or a row too long to carry: yajl reads on. */
+	hand_over(r);
+	*ok = yajl_feed(r, buf + used, had - used) && yajl_feed(r, p, n);
+	r->ncarry = 0;
+	return n;
+}
+
+/* The next piece of the input, through the fast path while it can. */
+static bool feed(struct raw_reader *r, const char *p, size_t n)
+{
+	if (r->fast == FAST_OFF)
+		return yajl_feed(r, p, n);
+	if (r->ncarry) {
+		bool done, ok;
+		size_t taken = join_carry(r, p, n, &done, &ok);
+		if (done)
+			return ok;
+		p += taken;
+		n -= taken;
+	}
+	size_t used;
+	enum scan_result res = scan_rows(r, p, n, &used);
+	if (res == SCAN_FAILED)
+		return false;
+	if (res == SCAN_MORE && n - used <= CARRY_MAX) {
+		memcpy(r->carry, p + used, n - used);
+		r->ncarry = n - used;
+		return true;
+	}
+	hand_over(r);
+	return yajl_feed(r, p + used, n - used);
+}
+
+/* The end of the input: what is left goes to yajl, which says whether the
+ * list was complete. */
+static bool finish(struct raw_reader *r)
+{
+	if (r->fast != FAST_OFF) {
+		hand_over(r);
+		size_t left = r->ncarry;
+		r->ncarry = 0;
+		if (left && !yajl_feed(r, r->carry, left))
+			return false;
+	}
+	return yajl_complete_parse(r->yajl) == yajl_status_ok;
+}
+
+static bool on_chunk(void *ctx, const char *p, size_t n)
+{
+	return feed(ctx, p, n);
 }
 
 static bool read_sequential(struct fk_input *in, const struct fk_torchmem_sink *sink, void *ctx,
@@ -266,7 +429,7 @@ static bool read_sequential(struct fk_input *in, const struct fk_torchmem_sink *
 	}
 	enum fk_input_result res = fk_input_read_chunks(in, on_chunk, &r, d);
 	bool ok = res == FK_INPUT_OK && !r.failed;
-	if (ok && yajl_complete_parse(r.yajl) != yajl_status_ok) {
+	if (ok && !finish(&r)) {
 		if (!r.failed) {
 			if (r.offset == 0)
 				fk_diag_error(d, "%s: empty input (a raw timeline is a JSON "
@@ -297,11 +460,11 @@ struct part {
 
 #define SLICE ((size_t)8 << 20)
 
-static bool parse_slices(yajl_handle h, const char *p, size_t n)
+static bool parse_slices(struct raw_reader *r, const char *p, size_t n)
 {
 	for (size_t off = 0; off < n; off += SLICE) {
 		size_t len = n - off < SLICE ? n - off : SLICE;
-		if (yajl_parse(h, (const unsigned char *)p + off, len) != yajl_status_ok)
+		if (!feed(r, p + off, len))
 			return false;
 		fk_input_release(p + off, p + off + len);
 	}
@@ -315,10 +478,8 @@ static void *parse_part(void *arg)
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
 	if (!r.yajl)
 		return NULL;
-	pt->ok = (!pt->open || yajl_parse(r.yajl, (const unsigned char *)"[", 1) == yajl_status_ok) &&
-		 parse_slices(r.yajl, pt->p, pt->n) &&
-		 (!pt->close || yajl_parse(r.yajl, (const unsigned char *)"]", 1) == yajl_status_ok) &&
-		 yajl_complete_parse(r.yajl) == yajl_status_ok && !r.failed;
+	pt->ok = (!pt->open || feed(&r, "[", 1)) && parse_slices(&r, pt->p, pt->n) &&
+		 (!pt->close || feed(&r, "]", 1)) && finish(&r) && !r.failed;
 	yajl_free(r.yajl);
 	return NULL;
 }

@@ -2,8 +2,10 @@
  * (prof.export_memory_timeline, torch >= 2.1):
  *   raw      "*raw.json.gz": [[t_ns, action, signed_bytes, category_index], ...]
  *   coalesced ".json":      [[t_us, ...], [[0, c1, ..., c8], ...]]
- * The raw rows are read (gzip or not, streamed through yajl; large mapped
- * files in parallel parts) as plain events handed to a caller's sink; both
+ * The raw rows are read (gzip or not, streamed; rows of the plain shape
+ * lexed by hand (formats/introws.h), anything else through yajl, with
+ * yajl's messages; large mapped files in parallel parts) as plain events
+ * handed to a caller's sink; both
  * files are written from a caller's iterators, with torch's layout: Python
  * json.dump spacing, no trailing newline. Spec: formats/TORCHMEM.md.
  *

@@ -1,10 +1,11 @@
 /* stackload.c - stack text files into a stacks table (see stackload.h).
  *
  * Large plain files are read by one thread per core. Every thread walks the
- * whole mapped file but keeps only the stacks whose hash falls in its own
- * partition, so no stack is stored twice and the tables merge without
- * conflicts. Parsing and hashing a line is cheap next to looking it up and
- * comparing it with the stored copy, which is the work that gets divided.
+ * whole mapped file but keeps only the stacks of its own partition (told by
+ * a stack's length and last bytes), so no stack is stored twice and the
+ * tables merge without conflicts. Finding and parsing a line is cheap next
+ * to hashing it whole, looking it up and comparing it with the stored copy,
+ * which is the work that gets divided.
  * The first thread alone reports bad lines, in input order. Sums are exact,
  * so the result does not depend on the number of threads.
  */
@@ -118,6 +119,15 @@ static void progress_done(const struct load_ctx *c)
 		fk_diag_progress_end(c->d);
 }
 
+/* Which reader keeps a stack: a function of its bytes, so equal stacks go
+ * to one reader, but of its length and last bytes only, so that each reader
+ * hashes whole stacks (most of a line's cost) only for its own lines. */
+static uint64_t partition(const char *stack, size_t len)
+{
+	size_t tail = len < 16 ? len : 16;
+	return fk_strtab_hash(stack + len - tail, tail) ^ len;
+}
+
 static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 {
 	struct load_ctx *c = arg;
@@ -140,9 +150,9 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_STACK:
 		break;
 	}
-	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
-	if (c->nparts > 1 && h % c->nparts != c->part)
+	if (c->nparts > 1 && partition(sl.stack, sl.stack_len) % c->nparts != c->part)
 		return !stopped(c);
+	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
 	fk_strtab_prefetch_slot(&c->stacks->keys, h);
 	c->pending[c->npending] = (struct fk_stacks_pending){
 		.stack = sl.stack, .len = sl.stack_len, .hash = h,

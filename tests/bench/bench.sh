@@ -49,6 +49,19 @@ echo "  stackfold --table: ${mt_s}s  peak RSS $((mt_rss / 1024)) MB"
 set -- $(m "$BUILD/flamegraph $dir/many.folded.txt > $dir/many.svg"); mf_s=$1; mf_rss=$2
 echo "  flamegraph: ${mf_s}s  peak RSS $((mf_rss / 1024)) MB  SVG $(grep -c '<g >' "$dir/many.svg") frames, $(wc -c < "$dir/many.svg" | awk '{printf "%.1f", $1/1e6}') MB; $(grep -o '[0-9]* frames narrower' "$dir/many.svg" | head -1) than minwidth left out"
 
+# The worst case for memory: BENCH_DISTINCT (1M) distinct random 20-frame
+# stacks, each on one line (nothing repeats), folded and drawn; peak RSS
+# as a ratio of the input's size.
+ndist=${BENCH_DISTINCT:-1000000}
+distinct=$dir/stacks_distinct_$ndist.txt
+[ -s "$distinct" ] || { "$BUILD/bench-gen" 0 "$ndist" 20 20 once > "$distinct.tmp" && mv "$distinct.tmp" "$distinct"; }
+dsize=$(wc -c < "$distinct")
+cat "$distinct" > /dev/null
+ratio() { awk -v k="$1" -v b="$dsize" 'BEGIN { printf "%.2fx", k * 1024 / b }'; }
+set -- $(m "$BUILD/stackfold $distinct > $dir/distinct.folded.txt"); ds=$1; drss=$2
+set -- $(m "$BUILD/flamegraph $distinct > $dir/distinct.svg"); dfs=$1; dfrss=$2
+echo "$ndist distinct 20-frame stacks ($(echo "$dsize" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${ds}s peak RSS $((drss / 1024)) MB ($(ratio "$drss") the input); flamegraph ${dfs}s peak RSS $((dfrss / 1024)) MB ($(ratio "$dfrss"))"
+
 small=$dir/stacks_100k.txt
 head -n 100000 "$big" > "$small"
 ssize=$(wc -c < "$small")
@@ -81,7 +94,13 @@ for out in json raw.json.gz html; do
 	set -- $(m "$BUILD/memtimeline $mraw -o $dir/memory.$out"); s=$1; rss=$2
 	echo "memtimeline -> .$out: ${s}s  $(evs "$s")  peak RSS $((rss / 1024)) MB  output $(wc -c < "$dir/memory.$out" | awk '{printf "%.1f", $1/1e6}') MB"
 done
-set -- $(m "$BUILD/memtimeline $mraw --summary=/dev/null"); echo "memtimeline --summary: ${1}s  $(evs "$1")"
+set -- $(m "$BUILD/memtimeline $mraw --summary=/dev/null"); ms=$1; mc=$3
+msize=$(wc -c < "$mraw")
+echo "memtimeline --summary: ${ms}s  $(evs "$ms")"
+# Reading the raw timeline (JSON rows of integers) is most of --summary's
+# work: its MB/s is a floor for the reader's, next to wc -l on the file.
+set -- $(m "wc -l < $mraw > /dev/null"); mw=$1
+echo "memtimeline reads the raw timeline at >= $(awk -v b="$msize" -v s="$ms" 'BEGIN{printf "%.0f MB/s", b/1e6/s}') (CPU $(awk -v b="$msize" -v s="$mc" 'BEGIN{printf "%.0f MB/s", b/1e6/s}') per core; wc -l $(awk -v b="$msize" -v s="$mw" 'BEGIN{printf "%.0f MB/s", b/1e6/s}'))"
 if command -v python3 >/dev/null 2>&1; then
 	small_mem=$dir/memory_1M.raw.json
 	"$BUILD/bench-genmem" 1000000 > "$small_mem"

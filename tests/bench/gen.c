@@ -3,8 +3,10 @@
  * method ...>"), a fixed set of unique stacks repeated with a skewed
  * distribution, integer microsecond values. Same bytes on every run.
  *
- * Usage: gen BYTES [UNIQUE_STACKS [MIN_DEPTH MAX_DEPTH [uniform]]] > file
- * (defaults: 100000 unique stacks, depth 20..40, skewed choice)
+ * Usage: gen BYTES [UNIQUE_STACKS [MIN_DEPTH MAX_DEPTH [uniform|once]]] > file
+ * (defaults: 100000 unique stacks, depth 20..40, skewed choice; once: each
+ * unique stack on one line, in a shuffled order, BYTES ignored: the worst
+ * case for memory, nothing repeats)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@ int main(int argc, char **argv)
 	unsigned min_depth = argc > 4 ? (unsigned)atoi(argv[3]) : 20;
 	unsigned max_depth = argc > 4 ? (unsigned)atoi(argv[4]) : 40;
 	int uniform = argc > 5 && strcmp(argv[5], "uniform") == 0;
+	int once = argc > 5 && strcmp(argv[5], "once") == 0;
 	if (unique == 0)
 		unique = 1;
 	if (min_depth < 1 || max_depth < min_depth || max_depth > 255) {
@@ -86,10 +89,24 @@ int main(int argc, char **argv)
 	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof buf);
 	unsigned long long written = 0;
-	while (written < target) {
+	unsigned long *order = NULL;
+	if (once) { /* a permutation: stacks that share prefixes are not neighbours */
+		target = ~0ull;
+		if (!(order = malloc(unique * sizeof *order)))
+			return 1;
+		for (unsigned long i = 0; i < unique; i++)
+			order[i] = i;
+		for (unsigned long i = unique - 1; i > 0; i--) {
+			unsigned long j = (unsigned long)below(i + 1), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+	}
+	for (unsigned long line = 0; written < target && (!once || line < unique); line++) {
 		/* Skewed choice: small ids are much more frequent. */
 		uint64_t r = below(unique);
-		unsigned long u = uniform ? (unsigned long)r : (unsigned long)(r * below(unique) / unique);
+		unsigned long u = once ? order[line]
+				  : uniform ? (unsigned long)r : (unsigned long)(r * below(unique) / unique);
 		int n = 0;
 		for (unsigned d = 0; d < depth[u]; d++)
 			n += printf("%s%s", d ? ";" : "", names[stacks[u][d]]);

@@ -56,6 +56,15 @@ gzip -c "$root/samples/perf/cpu_shares.perf.txt" > "$T/p.gz"
 cmp -s "$T/out" "$here/golden/cpu_shares.default.folded"
 check "gzipped perf script with --input=perf" $?
 
+# Two-byte searches in names (checked by hand against the script's rules,
+# and with stackcollapse-perf.pl): "->" splits past lone '-' and "-->",
+# drops a trailing empty name; ".(...)." keeps a Java lambda's parentheses
+# (';' made ':'), others lose theirs.
+printf 'prog 10 1.000001: 3 cycles: \n\t1000 a-b->c-->d (/bin/x)\n\t1001 Foo.lambda.(Ljava/Obj;).run(int) (/bin/x)\n\t1002 plain(int)+0x1f (/bin/x)\n\t1003 x-> (/bin/x)\n\n' > "$T/pairs.txt"
+"$SF" -q --input=perf "$T/pairs.txt" > "$T/out"
+[ "$(cat "$T/out")" = 'prog;x;plain;Foo.lambda.(Ljava/Obj:).run(int);a-b;c-_[i];d_[i] 3' ]
+check "perf script: '->' and '.(...).' found in names as the script finds them" $?
+
 # Bad input: the unrecognized line is reported where it is, and skipped.
 "$SF" "$here/edge.perf.txt" > /dev/null 2> "$T/err"
 rc=$?
