@@ -32,6 +32,24 @@ static enum fk_input_result load_dtrace(struct fk_input *in, struct fk_stacks *i
 	return fk_dtrace_read(in, add_dtrace_stack, &t, d);
 }
 
+/* Each metric the capture has records of, into its own table: CPU time
+ * and samples where it sampled, GPU time, allocations. */
+static bool fold_every_metric(const struct fk_capture *c, const struct fk_stackfold_read *o,
+			      struct fk_diag *d, struct fk_diag *again)
+{
+	bool ok = true, first = true;
+	for (int m = 0; ok && m < FK_STACKFOLD_NMETRICS; m++) {
+		bool cpu = m == FK_METRIC_SELF_CPU || m == FK_METRIC_SAMPLES;
+		if (cpu ? c->samples == 0 : fk_capture_lacks(c, (enum fk_cap_metric)m) != NULL)
+			continue;
+		struct fk_cap_fold_opts one = o->capture;
+		one.metric = (enum fk_cap_metric)m;
+		ok = fk_capture_fold(c, &one, &o->per_metric[m], first ? d : again);
+		first = false;
+	}
+	return ok;
+}
+
 static enum fk_input_result load_capture(struct fk_input *in, const struct fk_stackfold_read *o,
 					 struct fk_stacks *into, struct fk_stacks *gpu,
 					 struct fk_stackfold_found *found, struct fk_diag *d)
@@ -49,17 +67,35 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 	bool ok = true;
 	found->capture = true;
 	fk_capture_loss(&c, found->loss, sizeof found->loss);
+	found->sample_hz = c.hdr.sample_hz;
+	if (c.last_t_ns > c.first_t_ns) {
+		found->start_ns = (int64_t)(c.first_t_ns + c.real_minus_mono);
+		found->duration_ns = (int64_t)(c.last_t_ns - c.first_t_ns);
+	}
+	/* Folding the same capture again warns of the same frames: once is
+	 * enough (errors are still said). */
+	struct fk_diag again = *d;
+	again.quiet = true;
+	again.strict = false;
 	if (o->info)
 		fk_capture_info(o->info, in->name, &c);
+	else if (o->per_metric)
+		ok = fold_every_metric(&c, o, d, &again);
 	else
 		ok = fk_capture_fold(&c, &o->capture, into, d);
+	if (ok && o->per_thread && !o->info && c.samples) {
+		struct fk_cap_fold_opts t = o->capture;
+		t.metric = FK_METRIC_SELF_CPU;
+		t.threads = true;
+		ok = fk_capture_fold(&c, &t, o->per_thread, &again);
+	}
 	if (ok && !o->info && gpu && c.nops) {
 		struct fk_cap_fold_opts g = o->capture;
 		g.metric = FK_METRIC_SELF_CUDA;
 		ok = fk_capture_fold(&c, &g, gpu, d);
 	}
 	/* Counted as lines so an empty capture says "no stacks found". */
-	into->lines += c.samples + c.nallocs + (gpu ? c.nops : 0);
+	into->lines += c.samples + c.nallocs + (gpu || o->per_metric ? c.nops : 0);
 	fk_capture_free(&c);
 	return ok ? FK_INPUT_OK : FK_INPUT_ERROR;
 }
@@ -68,7 +104,7 @@ enum fk_input_result fk_stackfold_load_input(struct fk_input *in, const struct f
 					     struct fk_stacks *into, struct fk_stacks *gpu,
 					     struct fk_stackfold_found *found, struct fk_diag *d)
 {
-	*found = (struct fk_stackfold_found){ 0 };
+	*found = (struct fk_stackfold_found){ .kind = in->kind };
 	if (o->info && in->kind != FK_KIND_CAPTURE) {
 		fk_diag_error(d, "%s: --info reads stackcap captures, not %s", in->name,
 			      fk_input_kind_description(in->kind));

@@ -28,7 +28,16 @@ struct fk_stackfold_read {
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
 	bool join_backward;          /* traces: backward ops under their forward op */
+	/* Profiles for viewers (stackfold --format speedscope|pprof): when
+	 * set, a capture folds every metric it has records of, metric m into
+	 * per_metric[m] (FK_STACKFOLD_NMETRICS tables), instead of into. */
+	struct fk_stacks *per_metric;
+	/* When set, a capture's CPU time also goes here with a "name-tid"
+	 * root frame (one profile per thread). */
+	struct fk_stacks *per_thread;
 };
+
+#define FK_STACKFOLD_NMETRICS (FK_METRIC_GPU_ALLOC_BYTES + 1)
 
 /* What reading one input found besides its stacks. */
 struct fk_stackfold_found {
@@ -40,6 +49,10 @@ struct fk_stackfold_found {
 	/* What names the input for --tag-files, when it names itself: a
 	 * trace's rank ("rank 3", from distributedInfo); "" otherwise. */
 	char tag[48];
+	enum fk_input_kind kind; /* what it was read as */
+	/* A capture's CPU sampling rate, start (epoch ns) and span; 0 unknown. */
+	uint64_t sample_hz;
+	int64_t start_ns, duration_ns;
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu
