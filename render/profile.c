@@ -17,31 +17,33 @@ const char *fk_profile_unit_speedscope(enum fk_profile_unit u)
 	return "none";
 }
 
-/* The frames of every stack, interned; first[] and frame_ids[] filled. */
-static bool split_frames(struct fk_profile *p)
+/* The frames of every stack of keys, interned into p's frame table;
+ * stack i's are (*frame_ids)[(*first)[i] .. (*first)[i + 1]). */
+static bool split_frames(struct fk_profile *p, const struct fk_strtab *keys, uint32_t **first,
+			 uint32_t **frame_ids)
 {
-	uint32_t n = p->keys->count;
+	uint32_t n = keys->count;
 	size_t cap = (size_t)n * 4 + 16, len = 0;
-	p->first = malloc(((size_t)n + 1) * sizeof *p->first);
-	p->frame_ids = malloc(cap * sizeof *p->frame_ids);
-	if (!p->first || !p->frame_ids)
+	*first = malloc(((size_t)n + 1) * sizeof **first);
+	*frame_ids = malloc(cap * sizeof **frame_ids);
+	if (!*first || !*frame_ids)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct fk_str *s = fk_strtab_get(p->keys, i);
-		p->first[i] = (uint32_t)len;
+		const struct fk_str *s = fk_strtab_get(keys, i);
+		(*first)[i] = (uint32_t)len;
 		const char *f = s->p, *end = s->p + s->len;
 		while (s->len && f <= end) {
 			const char *semi = memchr(f, ';', (size_t)(end - f));
 			const char *stop = semi ? semi : end;
 			uint32_t id = fk_strtab_intern(&p->frames, f, (size_t)(stop - f), NULL);
 			if (id == FK_STRTAB_NONE || len == UINT32_MAX ||
-			    !FK_GROW(p->frame_ids, cap, len + 1, 64))
+			    !FK_GROW(*frame_ids, cap, len + 1, 64))
 				return false;
-			p->frame_ids[len++] = id;
+			(*frame_ids)[len++] = id;
 			f = stop + 1;
 		}
 	}
-	p->first[n] = (uint32_t)len;
+	(*first)[n] = (uint32_t)len;
 	return true;
 }
 
@@ -80,7 +82,10 @@ enum fk_profile_status fk_profile_build(struct fk_profile *p)
 			p->values[(size_t)at * p->ntypes + t] = s->sums[i].value;
 		}
 	}
-	return split_frames(p) ? FK_PROFILE_OK : FK_PROFILE_NOMEM;
+	bool ok = split_frames(p, p->keys, &p->first, &p->frame_ids) &&
+		  (!p->timeline ||
+		   split_frames(p, &p->timeline->stacks, &p->tl_first, &p->tl_frame_ids));
+	return ok ? FK_PROFILE_OK : FK_PROFILE_NOMEM;
 }
 
 void fk_profile_free(struct fk_profile *p)
@@ -90,6 +95,8 @@ void fk_profile_free(struct fk_profile *p)
 	free(p->first);
 	free(p->frame_ids);
 	free(p->values);
-	p->first = p->frame_ids = NULL;
+	free(p->tl_first);
+	free(p->tl_frame_ids);
+	p->first = p->frame_ids = p->tl_first = p->tl_frame_ids = NULL;
 	p->values = NULL;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis/core/stacks.h"
+#include "analysis/stackfold/load.h"
 
 #define FK_PROFILE_MAX_TYPES 8
 
@@ -40,6 +41,9 @@ struct fk_profile {
 	const char *name;      /* the input's name, for the viewers' titles */
 	uint64_t sample_hz;    /* captures: the CPU sampling rate, 0 unknown */
 	int64_t start_ns, duration_ns; /* epoch ns of the start, and the span; 0 unknown */
+	/* Captures' samples in time order (speedscope: a timeline per
+	 * thread), or NULL; its stacks' frames join the frame table. */
+	const struct fk_stackfold_timeline *timeline;
 	/* filled by fk_profile_build */
 	struct fk_strtab frames;   /* frame names; id = index */
 	struct fk_strtab own_keys; /* the union of stacks when ntypes > 1 */
@@ -47,6 +51,7 @@ struct fk_profile {
 	uint32_t *first;       /* stack i's frames: frame_ids[first[i] .. first[i+1]) */
 	uint32_t *frame_ids;
 	struct fk_num *values; /* stack i, type t: values[i * ntypes + t] */
+	uint32_t *tl_first, *tl_frame_ids; /* the same for the timeline's stacks */
 };
 
 enum fk_profile_status {

@@ -73,6 +73,119 @@ static int by_root(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b);
 }
 
+/* ---- evented profiles: a capture's threads in time order ---- */
+
+static const struct fk_stackfold_timeline *sort_tl;
+
+static int by_thread_time(const void *x, const void *y)
+{
+	const struct fk_tl_sample *a = &sort_tl->samples[*(const size_t *)x];
+	const struct fk_tl_sample *b = &sort_tl->samples[*(const size_t *)y];
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->t_ns != b->t_ns)
+		return a->t_ns < b->t_ns ? -1 : 1;
+	return (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
+}
+
+static void event(FILE *out, bool *comma, char type, uint32_t frame, double at)
+{
+	if (at < 0) /* the origin's whole ns cut a fraction off */
+		at = 0;
+	fprintf(out, "%s{\"type\":\"%c\",\"frame\":", *comma ? "," : "", type);
+	put_u32(out, frame);
+	fprintf(out, ",\"at\":%.3f}", at);
+	*comma = true;
+}
+
+/* One thread's samples (idx[0..n), in time order) as open and close
+ * events, in microseconds from origin_ns. A sample stands for the CPU time
+ * of its periods, ending at its time; one starting within half a period
+ * of where the last ended follows on from it (a frame both share stays
+ * open), later ones leave a gap (nothing open). Overlaps are pushed later,
+ * so every sample keeps its full length: the frames' totals are the CPU
+ * time. open holds room for the deepest stack. */
+static void evented(FILE *out, const char *name, const struct fk_profile *p, const size_t *idx,
+		    size_t n, uint64_t origin_ns, uint32_t *open)
+{
+	const struct fk_stackfold_timeline *tl = p->timeline;
+	double tick = 1e6 / (double)tl->sample_hz, end = 0, first = 0;
+	uint32_t depth = 0;
+	bool comma = false;
+	fputs("{\"type\":\"evented\",\"name\":", out);
+	fk_json_string(out, name);
+	fputs(",\"unit\":\"microseconds\",\"events\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct fk_tl_sample *s = &tl->samples[idx[i]];
+		double dur = s->weight * tick, at = (double)(s->t_ns - origin_ns) / 1000 - dur;
+		if (i == 0) {
+			first = at;
+		} else if (at < end + tick / 2) {
+			at = end;
+		} else {
+			while (depth > 0) /* a gap: the thread ran no sampled code */
+				event(out, &comma, 'C', open[--depth], end);
+		}
+		const uint32_t *f = p->tl_frame_ids + p->tl_first[s->stack];
+		uint32_t nf = p->tl_first[s->stack + 1] - p->tl_first[s->stack], same = 0;
+		while (same < depth && same < nf && open[same] == f[same])
+			same++;
+		while (depth > same)
+			event(out, &comma, 'C', open[--depth], at);
+		while (depth < nf) {
+			open[depth] = f[depth];
+			event(out, &comma, 'O', open[depth++], at);
+		}
+		end = at + dur;
+	}
+	while (depth > 0)
+		event(out, &comma, 'C', open[--depth], end);
+	fprintf(out, "],\"startValue\":%.3f,\"endValue\":%.3f}", first < 0 ? 0 : first, end);
+}
+
+/* Every thread of p's timeline, one evented profile each, by thread name. */
+static bool timelines(FILE *out, const struct fk_profile *p, bool *comma)
+{
+	const struct fk_stackfold_timeline *tl = p->timeline;
+	size_t *idx = malloc((tl->n ? tl->n : 1) * sizeof *idx);
+	uint32_t deepest = 0;
+	for (uint32_t i = 0; i < tl->stacks.count; i++)
+		if (p->tl_first[i + 1] - p->tl_first[i] > deepest)
+			deepest = p->tl_first[i + 1] - p->tl_first[i];
+	uint32_t *open = malloc(((size_t)deepest + 1) * sizeof *open);
+	if (!idx || !open) {
+		free(idx);
+		free(open);
+		return false;
+	}
+	uint64_t origin = UINT64_MAX;
+	double tick_ns = 1e9 / (double)tl->sample_hz;
+	for (size_t i = 0; i < tl->n; i++) {
+		idx[i] = i;
+		/* where the first sample's time began */
+		double dur = tl->samples[i].weight * tick_ns;
+		uint64_t start = tl->samples[i].t_ns > (uint64_t)dur ? tl->samples[i].t_ns - (uint64_t)dur : 0;
+		if (start < origin)
+			origin = start;
+	}
+	sort_tl = tl;
+	qsort(idx, tl->n, sizeof *idx, by_thread_time);
+	char name[512];
+	for (size_t a = 0, b; a < tl->n; a = b) {
+		uint32_t th = tl->samples[idx[a]].thread;
+		for (b = a + 1; b < tl->n && tl->samples[idx[b]].thread == th; b++)
+			;
+		snprintf(name, sizeof name, "%s (cpu, thread %s, time order)", p->name,
+			 fk_strtab_get(&tl->threads, th)->p);
+		fputs(*comma ? "," : "", out);
+		*comma = true;
+		evented(out, name, p, idx + a, b - a, origin, open);
+	}
+	free(idx);
+	free(open);
+	return true;
+}
+
 bool fk_speedscope_write(FILE *out, const struct fk_profile *p)
 {
 	uint32_t n = fk_profile_nstacks(p);
@@ -120,7 +233,10 @@ bool fk_speedscope_write(FILE *out, const struct fk_profile *p)
 			sampled(out, name, p, t, ids + a, b - a, 1);
 		}
 	}
+	bool ok = !p->timeline || timelines(out, p, &comma);
 	fputs("]}\n", out);
 	free(ids);
-	return !ferror(out);
+	if (!ok)
+		fputs("stackfold: out of memory\n", stderr);
+	return ok && !ferror(out);
 }

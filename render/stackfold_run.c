@@ -169,12 +169,13 @@ static struct fk_profile_type input_type(const struct fk_stackfold_opts *o, enum
  * when multi, else one) as a profile, named by the first input. */
 static int write_profile(const struct fk_stackfold_opts *o, const struct fk_stacks *tables,
 			 bool multi, const struct fk_stacks *threads,
+			 const struct fk_stackfold_timeline *timeline,
 			 const struct fk_stackfold_found *first, const char *name, struct fk_diag *d)
 {
 	static const int order[] = { FK_METRIC_SELF_CPU, FK_METRIC_SAMPLES, FK_METRIC_SELF_CUDA,
 				     FK_METRIC_ALLOC_BYTES, FK_METRIC_ALLOC_COUNT,
 				     FK_METRIC_GPU_ALLOC_BYTES };
-	struct fk_profile p = { .name = name };
+	struct fk_profile p = { .name = name, .timeline = timeline };
 	if (first->kind == FK_KIND_CAPTURE) {
 		p.sample_hz = first->sample_hz;
 		p.start_ns = first->start_ns;
@@ -329,6 +330,13 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	bool profile = o->format != FK_STACKFOLD_FOLDED;
 	bool multi = profile && !o->tableview.metric_given;
 	bool per_thread = o->format == FK_STACKFOLD_SPEEDSCOPE && !o->read.capture.threads;
+	/* Each thread in time order where the stacks are as read; after
+	 * filters and rewrites (which act on folded stacks), their sums. */
+	struct fk_stackfold_timeline timeline = { 0 };
+	if (per_thread && !transform) {
+		read.timeline = &timeline;
+		per_thread = false;
+	}
 	struct fk_stacks tables[FK_STACKFOLD_NMETRICS], threads = { 0 };
 	memset(tables, 0, sizeof tables);
 	size_t ntables = multi ? FK_STACKFOLD_NMETRICS : 1;
@@ -397,9 +405,11 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		status = write_table(o, &tv, result, &gpu, d);
 	else if (status == FK_EXIT_OK && profile)
 		status = write_profile(o, tables, multi, fk_stacks_count(&threads) ? &threads : NULL,
-				       &first, profile_name(inputs[0]), d);
+				       timeline.n && !timeline.mixed ? &timeline : NULL, &first,
+				       profile_name(inputs[0]), d);
 	else if (status == FK_EXIT_OK && !read.info)
 		status = write_folded(o, result, &stats, d);
+	fk_stackfold_timeline_free(&timeline);
 	for (size_t k = 0; k < FK_STACKFOLD_NMETRICS; k++)
 		fk_stacks_free(&tables[k]);
 	fk_stacks_free(&threads);

@@ -6,6 +6,7 @@
 #include "analysis/stackfold/trace.h"
 #include "analysis/sym/symbolize.h"
 #include "formats/dtrace.h"
+#include "formats/grow.h"
 
 /* DTrace stacks and their counts, added up. */
 struct dtrace_sum {
@@ -50,12 +51,37 @@ static bool fold_every_metric(const struct fk_capture *c, const struct fk_stackf
 	return ok;
 }
 
+void fk_stackfold_timeline_free(struct fk_stackfold_timeline *tl)
+{
+	fk_strtab_free(&tl->stacks);
+	fk_strtab_free(&tl->threads);
+	free(tl->samples);
+	*tl = (struct fk_stackfold_timeline){ 0 };
+}
+
+/* One sample onto the timeline: its stack and thread interned. */
+static bool add_to_timeline(void *ctx, const struct fk_cap_sample *s, const char *thread,
+			    const char *stack, size_t len)
+{
+	struct fk_stackfold_timeline *tl = ctx;
+	char name[256];
+	int n = snprintf(name, sizeof name, "%s-%u", thread, s->tid);
+	uint32_t th = fk_strtab_intern(&tl->threads, name,
+				       n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1,
+				       NULL);
+	uint32_t id = fk_strtab_intern(&tl->stacks, stack, len, NULL);
+	if (th == FK_STRTAB_NONE || id == FK_STRTAB_NONE || !FK_GROW(tl->samples, tl->cap, tl->n + 1, 1024))
+		return false;
+	tl->samples[tl->n++] = (struct fk_tl_sample){ s->t_ns, th, id, s->weight };
+	return true;
+}
+
 static enum fk_input_result load_capture(struct fk_input *in, const struct fk_stackfold_read *o,
 					 struct fk_stacks *into, struct fk_stacks *gpu,
 					 struct fk_stackfold_found *found, struct fk_diag *d)
 {
 	struct fk_capture c;
-	if (!fk_capture_load_input(in, &c, o->capture.nvtx, d))
+	if (!fk_capture_load_input(in, &c, o->capture.nvtx || o->timeline, d))
 		return FK_INPUT_ERROR;
 	const char *lacks = o->info ? NULL : fk_capture_lacks(&c, o->metric);
 	if (lacks) {
@@ -83,7 +109,15 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 		ok = fold_every_metric(&c, o, d, &again);
 	else
 		ok = fk_capture_fold(&c, &o->capture, into, d);
-	if (ok && o->per_thread && !o->info && c.samples) {
+	if (ok && o->timeline && !o->info && c.samples) {
+		struct fk_stackfold_timeline *tl = o->timeline;
+		if (!tl->sample_hz)
+			tl->sample_hz = c.hdr.sample_hz;
+		tl->mixed |= tl->sample_hz != c.hdr.sample_hz;
+		ok = fk_capture_each_sample(&c, &o->capture, add_to_timeline, tl, &again);
+		if (!ok)
+			fk_diag_error(d, "out of memory");
+	} else if (ok && o->per_thread && !o->info && c.samples) {
 		struct fk_cap_fold_opts t = o->capture;
 		t.metric = FK_METRIC_SELF_CPU;
 		t.threads = true;

@@ -35,7 +35,25 @@ struct fk_stackfold_read {
 	/* When set, a capture's CPU time also goes here with a "name-tid"
 	 * root frame (one profile per thread). */
 	struct fk_stacks *per_thread;
+	/* When set, a capture's samples in time order (one timeline per
+	 * thread) go here instead. */
+	struct fk_stackfold_timeline *timeline;
 };
+
+/* Samples in time order: what speedscope's per-thread "evented" profiles
+ * are made of. Owns its tables and array (fk_stackfold_timeline_free). */
+struct fk_stackfold_timeline {
+	struct fk_strtab stacks;   /* stack texts (as folded), id = index */
+	struct fk_strtab threads;  /* "name-tid", id = index */
+	struct fk_tl_sample {
+		uint64_t t_ns;         /* CLOCK_MONOTONIC of the capturing process */
+		uint32_t thread, stack, weight; /* weight: sampling periods */
+	} *samples;                /* by thread, then time, per input */
+	size_t n, cap;
+	uint64_t sample_hz;        /* of the first capture; another rate: mixed */
+	bool mixed;                /* captures with different rates (no timeline) */
+};
+void fk_stackfold_timeline_free(struct fk_stackfold_timeline *tl);
 
 #define FK_STACKFOLD_NMETRICS (FK_METRIC_GPU_ALLOC_BYTES + 1)
 

@@ -2,11 +2,13 @@
 // real speedscope (its npm package's release build, served over localhost
 // and loaded with #profileURL=, as speedscope.app loads a URL).
 //
-//   node speedscope_test.mjs FILE.json FOLDED...
+//   node speedscope_test.mjs FILE.json FOLDED[@HZ]...
 //
 // One folded text file per profile the document should hold, in order (the
 // same stacks as stackfold writes them as folded text): every expectation
-// comes from those, not from the JSON. Checks that speedscope imports the
+// comes from those, not from the JSON. FOLDED@HZ: a thread in time order
+// (evented), its values samples of 10^6/HZ us each; speedscope's total
+// weight of such a profile is its time span, so only its frames are checked. Checks that speedscope imports the
 // file as speedscope JSON without errors; that its profile list has one
 // entry per file with the folded total as its "Total Weight"; and, profile
 // by profile (key "n" goes to the next), that the sandwich table lists
@@ -37,17 +39,20 @@ if (process.argv.length < 4) {
   process.exit(2);
 }
 const file = path.resolve(process.argv[2]);
-const folded = process.argv.slice(3).map((f) => path.resolve(f));
+const folded = process.argv.slice(3);
 
 // A folded file's frames: self (leaf) and total (once per stack) values,
 // and the sum of all values.
-function expected(f) {
+function expected(arg) {
+  const at = arg.lastIndexOf('@');
+  const f = at > 0 ? arg.slice(0, at) : arg;
+  const factor = at > 0 ? 1e6 / Number(arg.slice(at + 1)) : 1;
   const frames = new Map();
   let sum = 0;
   for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
     const m = /^(.*) ([0-9.]+)$/.exec(line);
     if (!m) continue;
-    const v = Number(m[2]);
+    const v = Number(m[2]) * factor;
     if (v === 0) continue;
     sum += v;
     const names = m[1].split(';');
@@ -60,7 +65,7 @@ function expected(f) {
       frames.set(n, e);
     });
   }
-  return { frames, sum };
+  return { frames, sum, evented: at > 0 };
 }
 
 // A value as speedscope shows it ("1.55s", "12.00 KB", "1,234"), in the
@@ -120,6 +125,7 @@ try {
     check(list && list.length === folded.length, `${folded.length} profiles listed`,
           list ? list.map((r) => r[1]).join(', ') : 'no profile list');
     for (let k = 0; list && k < Math.min(list.length, want.length); k++) {
+      if (want[k].evented) continue;
       const s = shown(list[k][2]);
       check(near(s, want[k].sum), `profile ${k + 1} (${list[k][1]}): total weight ${list[k][2]} is the folded total ${want[k].sum}`);
     }

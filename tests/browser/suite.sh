@@ -86,22 +86,38 @@ speedscope "browser: speedscope shows stackfold --format speedscope of a torch e
 for m in self_cpu_time_total samples; do
 	"$SF" -q --metric $m "$cap/cpu_shares.stackcap" > "$B/shares.$m.txt"
 done
-"$SF" -q --threads "$cap/cpu_shares.stackcap" > "$B/shares.threads.txt"
+# Threads in time order: their samples at the capture's rate.
+hz=$("$BUILD/stackcap" info "$cap/cpu_shares.stackcap" | sed -n 's/^sampling: *\([0-9]*\) Hz.*/\1/p')
+"$SF" -q --threads --metric samples "$cap/cpu_shares.stackcap" > "$B/shares.threads.txt"
 set -- "$B/shares.json" "$B/shares.self_cpu_time_total.txt" "$B/shares.samples.txt"
 for t in $(cut -d';' -f1 "$B/shares.threads.txt" | LC_ALL=C sort -u); do
 	grep "^$t;" "$B/shares.threads.txt" | sed 's/^[^;]*;//' > "$B/shares.$t.txt"
-	set -- "$@" "$B/shares.$t.txt"
+	set -- "$@" "$B/shares.$t.txt@$hz"
 done
-speedscope "browser: speedscope shows a capture's CPU time, samples and each thread's CPU time" "$@"
+speedscope "browser: speedscope shows a capture's CPU time, samples and each thread in time order" "$@"
+# After a rewrite (--strip-addresses), threads as sampled profiles of their sums.
+"$SF" -q --format speedscope --strip-addresses "$cap/cpu_shares.stackcap" > "$B/shares.strip.json"
+"$SF" -q --strip-addresses --threads "$cap/cpu_shares.stackcap" > "$B/shares.strip.threads.txt"
+set -- "$B/shares.strip.json"
+for m in self_cpu_time_total samples; do
+	"$SF" -q --strip-addresses --metric $m "$cap/cpu_shares.stackcap" > "$B/shares.strip.$m.txt"
+	set -- "$@" "$B/shares.strip.$m.txt"
+done
+for t in $(cut -d';' -f1 "$B/shares.strip.threads.txt" | LC_ALL=C sort -u); do
+	grep "^$t;" "$B/shares.strip.threads.txt" | sed 's/^[^;]*;//' > "$B/shares.strip.$t.txt"
+	set -- "$@" "$B/shares.strip.$t.txt"
+done
+speedscope "browser: speedscope shows --strip-addresses' threads as sampled profiles of their sums" "$@"
 "$SF" -q --format speedscope "$cap/alloc_pattern.stackcap" > "$B/alloc.json"
 set -- "$B/alloc.json"
 for m in self_cpu_time_total samples alloc_bytes alloc_count; do
 	"$SF" -q --metric $m "$cap/alloc_pattern.stackcap" > "$B/alloc.$m.txt"
 	set -- "$@" "$B/alloc.$m.txt"
 done
-"$SF" -q --threads "$cap/alloc_pattern.stackcap" | sed 's/^[^;]*;//' > "$B/alloc.thread.txt"
+hz=$("$BUILD/stackcap" info "$cap/alloc_pattern.stackcap" | sed -n 's/^sampling: *\([0-9]*\) Hz.*/\1/p')
+"$SF" -q --threads --metric samples "$cap/alloc_pattern.stackcap" | sed 's/^[^;]*;//' > "$B/alloc.thread.txt"
 speedscope "browser: speedscope shows a capture's CPU time, samples, allocation bytes and counts" \
-	"$@" "$B/alloc.thread.txt"
+	"$@" "$B/alloc.thread.txt@$hz"
 "$SF" -q --format speedscope "$cap/gpu.stackcap" > "$B/gpu.json"
 "$SF" -q --metric self_cuda_time_total "$cap/gpu.stackcap" > "$B/gpu.cuda.txt"
 "$SF" -q --metric gpu_alloc_bytes "$cap/gpu.stackcap" > "$B/gpu.bytes.txt"

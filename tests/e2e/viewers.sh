@@ -39,24 +39,46 @@ check "speedscope: the folded file's stacks and values, frames shared (schema ru
 	grep -q '"name":"stacks_gelu_manual.txt"' "$T/gelu.json" && $CHECK speedscope "$T/gelu.json" "$manual"
 check "speedscope: a torch export_stacks file in microseconds, named after the file" $?
 
-fold cpu --metric self_cpu_time_total "$cap/cpu_shares.stackcap"
-fold samples --metric samples "$cap/cpu_shares.stackcap"
-fold threads --threads "$cap/cpu_shares.stackcap"
+# hz CAPTURE: its sampling rate, as stackcap info says it.
+hz() { "$BUILD/stackcap" info "$1" | sed -n 's/^sampling: *\([0-9]*\) Hz.*/\1/p'; }
+# threads NAME ARGS...: the folded text of stackfold --threads ARGS, one
+# file per thread (root frame cut): their names in $threads.
+threads() {
+	f=$1; shift; fold "$f" --threads "$@"; threads=
+	for t in $(cut -d';' -f1 "$T/$f.txt" | LC_ALL=C sort -u); do
+		grep "^$t;" "$T/$f.txt" | sed 's/^[^;]*;//' > "$T/$f.$t.txt"
+		threads="$threads $T/$f.$t.txt"
+	done
+}
+shares=$cap/cpu_shares.stackcap
+hz=$(hz "$shares")
+fold cpu --metric self_cpu_time_total "$shares"
+fold samples --metric samples "$shares"
+threads ths --metric samples "$shares"
 set -- "$T/cpu.txt" "$T/samples.txt"
-for t in $(cut -d';' -f1 "$T/threads.txt" | LC_ALL=C sort -u); do
-	grep "^$t;" "$T/threads.txt" | sed 's/^[^;]*;//' > "$T/thread.$t.txt"
-	set -- "$@" "$T/thread.$t.txt"
-done
-"$SF" -q --format speedscope "$cap/cpu_shares.stackcap" > "$T/shares.json" &&
-	$CHECK speedscope "$T/shares.json" "$@" && [ $# -eq 4 ]
-check "speedscope: a two-thread capture gives CPU time, samples and one profile per thread" $?
+for t in $threads; do set -- "$@" "$t@$hz"; done
+"$SF" -q --format speedscope "$shares" > "$T/shares.json" &&
+	$CHECK speedscope "$T/shares.json" "$@" && [ $# -eq 4 ] && [ "$hz" = 999 ]
+check "speedscope: a two-thread capture gives CPU time, samples and each thread in time order (evented)" $?
+
+fold scpu --strip-addresses --metric self_cpu_time_total "$shares"
+fold ssamples --strip-addresses --metric samples "$shares"
+threads sths --strip-addresses "$shares"
+"$SF" -q --format speedscope --strip-addresses "$shares" > "$T/strip.json" &&
+	$CHECK speedscope "$T/strip.json" "$T/scpu.txt" "$T/ssamples.txt" $threads
+check "speedscope: after --strip-addresses each thread is a sampled profile of its sums" $?
 
 fold alloc_bytes --metric alloc_bytes "$cap/alloc_pattern.stackcap"
-fold athreads --threads "$cap/alloc_pattern.stackcap"
-sed 's/^[^;]*;//' "$T/athreads.txt" > "$T/athread.txt"
+threads aths --metric samples "$cap/alloc_pattern.stackcap"
 "$SF" -q --format speedscope --metric alloc_bytes "$cap/alloc_pattern.stackcap" > "$T/ab.json" &&
-	grep -q '"unit":"bytes"' "$T/ab.json" && $CHECK speedscope "$T/ab.json" "$T/alloc_bytes.txt" "$T/athread.txt"
-check "speedscope: --metric alloc_bytes: one profile in bytes (and the thread's CPU time)" $?
+	grep -q '"unit":"bytes"' "$T/ab.json" &&
+	$CHECK speedscope "$T/ab.json" "$T/alloc_bytes.txt" $threads@$(hz "$cap/alloc_pattern.stackcap")
+check "speedscope: --metric alloc_bytes: one profile in bytes (and the thread in time order)" $?
+
+"$SF" -q --format speedscope --threads "$shares" > "$T/th.json" && fold thcpu --threads "$shares" &&
+	fold thsamples --threads --metric samples "$shares" &&
+	$CHECK speedscope "$T/th.json" "$T/thcpu.txt" "$T/thsamples.txt"
+check "speedscope: --threads puts the threads at the root of each profile instead" $?
 
 printf 'a "q";b\\c 1\nx\001y;\303\251t\303\251 2\nbad\377byte 3\n' > "$T/esc.txt"
 "$SF" --format speedscope "$T/esc.txt" > "$T/esc.json" && python3 -c '

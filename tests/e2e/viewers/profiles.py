@@ -1,10 +1,13 @@
 """Checks stackfold's viewer outputs against its folded text, independently
 of the C writers: exact decimal sums, every stack and value.
 
-  profiles.py speedscope FILE.json FOLDED...
+  profiles.py speedscope FILE.json FOLDED[@HZ]...
       FILE.json is speedscope's file format (the fields its schema requires,
       types, indices in range, endValue = the weights' sum) and holds one
       sampled profile per FOLDED, in order, with exactly its stacks and values.
+      FOLDED@HZ: an evented profile instead (events in time order, each close
+      matching the frame open innermost), whose time per stack is FOLDED's
+      samples times 10^6/HZ us (to 0.01 us per event, the text's rounding).
   profiles.py pprof RAW TYPE:UNIT:FACTOR=FOLDED...
       RAW is `go tool pprof -raw` of a profile; its sample types are exactly
       the TYPE/UNIT given, in order, and each type's samples (stacks rebuilt
@@ -66,6 +69,9 @@ def speedscope(path, expect):
              + ", ".join(p.get("name", "?") for p in profiles))
     for k, (p, want_path) in enumerate(zip(profiles, expect)):
         what = f"profile {k + 1} ({p.get('name')})"
+        if "@" in want_path:
+            evented(what, p, frames, *want_path.rsplit("@", 1))
+            continue
         if p.get("type") != "sampled" or p.get("unit") not in (
                 "none", "nanoseconds", "microseconds", "milliseconds", "seconds", "bytes"):
             fail(f"{what}: type {p.get('type')}, unit {p.get('unit')}")
@@ -85,6 +91,40 @@ def speedscope(path, expect):
         compare(what, got, want)
         if p["endValue"] != sum(want.values(), Decimal(0)):
             fail(f"{what}: endValue {p['endValue']} is not the folded total")
+
+
+def evented(what, p, frames, want_path, hz):
+    if p.get("type") != "evented" or p.get("unit") != "microseconds":
+        fail(f"{what}: type {p.get('type')}, unit {p.get('unit')}: not evented in us")
+    events = p.get("events")
+    if not isinstance(events, list) or not events:
+        fail(f"{what}: no events")
+    got, open_, last = Counter(), [], p.get("startValue")
+    if not isinstance(last, Decimal) or not isinstance(p.get("endValue"), Decimal):
+        fail(f"{what}: startValue, endValue not numbers")
+    for e in events:
+        at, fr = e.get("at"), e.get("frame")
+        if e.get("type") not in ("O", "C") or not isinstance(at, Decimal) \
+                or not isinstance(fr, Decimal) or not 0 <= fr < len(frames):
+            fail(f"{what}: a bad event {e}")
+        if at < last:
+            fail(f"{what}: events out of time order at {at}")
+        if open_:
+            got[";".join(frames[int(i)]["name"] for i in open_)] += at - last
+        last = at
+        if e["type"] == "O":
+            open_.append(fr)
+        elif not open_ or open_.pop() != fr:
+            fail(f"{what}: a close of frame {fr} that is not the innermost open one")
+    if open_ or last != p["endValue"]:
+        fail(f"{what}: frames left open, or the last event is not at endValue")
+    tick = Decimal(10) ** 6 / Decimal(hz)
+    want = folded(want_path)
+    slack = Decimal("0.001") * len(events)
+    for k in sorted(set(got) | set(want)):
+        if abs(got.get(k, 0) - want.get(k, 0) * tick) > slack:
+            fail(f"{what}: stack {k!r}: {got.get(k, 0)} us in time order, "
+                 f"folded {want.get(k, 0)} samples = {want.get(k, 0) * tick} us")
 
 
 def pprof(path, expect):
