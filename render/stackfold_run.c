@@ -333,10 +333,8 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	/* Each thread in time order where the stacks are as read; after
 	 * filters and rewrites (which act on folded stacks), their sums. */
 	struct fk_stackfold_timeline timeline = { 0 };
-	if (per_thread && !transform) {
+	if (per_thread && !transform)
 		read.timeline = &timeline;
-		per_thread = false;
-	}
 	struct fk_stacks tables[FK_STACKFOLD_NMETRICS], threads = { 0 };
 	memset(tables, 0, sizeof tables);
 	size_t ntables = multi ? FK_STACKFOLD_NMETRICS : 1;

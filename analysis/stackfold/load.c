@@ -109,7 +109,11 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 		ok = fold_every_metric(&c, o, d, &again);
 	else
 		ok = fk_capture_fold(&c, &o->capture, into, d);
-	if (ok && o->timeline && !o->info && c.samples) {
+	bool timeline = o->timeline && c.nraw <= FK_STACKFOLD_TIMELINE_MAX - o->timeline->n;
+	if (o->timeline && !timeline && !o->info && c.samples)
+		fk_diag_note(d, "%s: %zu samples: its threads are written as sums, not in time "
+			     "order (at most %d samples)", in->name, c.nraw, FK_STACKFOLD_TIMELINE_MAX);
+	if (ok && timeline && !o->info && c.samples) {
 		struct fk_stackfold_timeline *tl = o->timeline;
 		if (!tl->sample_hz)
 			tl->sample_hz = c.hdr.sample_hz;

@@ -36,9 +36,15 @@ struct fk_stackfold_read {
 	 * root frame (one profile per thread). */
 	struct fk_stacks *per_thread;
 	/* When set, a capture's samples in time order (one timeline per
-	 * thread) go here instead. */
+	 * thread) go here instead, while they are at most
+	 * FK_STACKFOLD_TIMELINE_MAX in all (then per_thread, with a note). */
 	struct fk_stackfold_timeline *timeline;
 };
+
+/* The most samples kept in time order: their events grow with the samples
+ * (up to ~700 bytes a sample: a 10M-sample capture would give gigabytes no
+ * viewer loads), sums do not. A million is ~17 minutes of 999 Hz samples. */
+#define FK_STACKFOLD_TIMELINE_MAX 1000000
 
 /* Samples in time order: what speedscope's per-thread "evented" profiles
  * are made of. Owns its tables and array (fk_stackfold_timeline_free). */
