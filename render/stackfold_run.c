@@ -326,10 +326,11 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	/* A profile without --metric: every metric of a capture, each in
 	 * its own table (the others' stacks in the CPU time one); speedscope
 	 * also gets a capture's CPU time per thread, unless --threads put the
-	 * threads at the root already. */
+	 * threads at the root already (or --tag-files the inputs' names). */
 	bool profile = o->format != FK_STACKFOLD_FOLDED;
 	bool multi = profile && !o->tableview.metric_given;
-	bool per_thread = o->format == FK_STACKFOLD_SPEEDSCOPE && !o->read.capture.threads;
+	bool per_thread = o->format == FK_STACKFOLD_SPEEDSCOPE && !o->read.capture.threads &&
+			  !o->tag_files;
 	/* Each thread in time order where the stacks are as read; after
 	 * filters and rewrites (which act on folded stacks), their sums. */
 	struct fk_stackfold_timeline timeline = { 0 };
@@ -403,7 +404,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		status = write_table(o, &tv, result, &gpu, d);
 	else if (status == FK_EXIT_OK && profile)
 		status = write_profile(o, tables, multi, fk_stacks_count(&threads) ? &threads : NULL,
-				       timeline.n && !timeline.mixed ? &timeline : NULL, &first,
+				       timeline.n ? &timeline : NULL, &first,
 				       profile_name(inputs[0]), d);
 	else if (status == FK_EXIT_OK && !read.info)
 		status = write_folded(o, result, &stats, d);

@@ -109,15 +109,16 @@ static enum fk_input_result load_capture(struct fk_input *in, const struct fk_st
 		ok = fold_every_metric(&c, o, d, &again);
 	else
 		ok = fk_capture_fold(&c, &o->capture, into, d);
-	bool timeline = o->timeline && c.nraw <= FK_STACKFOLD_TIMELINE_MAX - o->timeline->n;
-	if (o->timeline && !timeline && !o->info && c.samples)
-		fk_diag_note(d, "%s: %zu samples: its threads are written as sums, not in time "
-			     "order (at most %d samples)", in->name, c.nraw, FK_STACKFOLD_TIMELINE_MAX);
+	/* Time order for the samples of one rate, up to a bound; else sums. */
+	struct fk_stackfold_timeline *tl = o->timeline;
+	bool fits = tl && c.nraw <= FK_STACKFOLD_TIMELINE_MAX - tl->n;
+	bool timeline = fits && (!tl->sample_hz || tl->sample_hz == c.hdr.sample_hz);
+	if (tl && !timeline && !o->info && c.samples)
+		fk_diag_note(d, "%s: its threads are written as sums, not in time order (%s)",
+			     in->name, !fits ? "more than a million samples in all"
+					     : "another sampling rate than the first capture's");
 	if (ok && timeline && !o->info && c.samples) {
-		struct fk_stackfold_timeline *tl = o->timeline;
-		if (!tl->sample_hz)
-			tl->sample_hz = c.hdr.sample_hz;
-		tl->mixed |= tl->sample_hz != c.hdr.sample_hz;
+		tl->sample_hz = c.hdr.sample_hz;
 		ok = fk_capture_each_sample(&c, &o->capture, add_to_timeline, tl, &again);
 		if (!ok)
 			fk_diag_error(d, "out of memory");

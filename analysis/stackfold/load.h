@@ -44,7 +44,7 @@ struct fk_stackfold_read {
 /* The most samples kept in time order: their events grow with the samples
  * (up to ~700 bytes a sample: a 10M-sample capture would give gigabytes no
  * viewer loads), sums do not. A million is ~17 minutes of 999 Hz samples. */
-#define FK_STACKFOLD_TIMELINE_MAX 1000000
+#define FK_STACKFOLD_TIMELINE_MAX 1000000 /* the note says "a million" */
 
 /* Samples in time order: what speedscope's per-thread "evented" profiles
  * are made of. Owns its tables and array (fk_stackfold_timeline_free). */
@@ -56,8 +56,7 @@ struct fk_stackfold_timeline {
 		uint32_t thread, stack, weight; /* weight: sampling periods */
 	} *samples;                /* by thread, then time, per input */
 	size_t n, cap;
-	uint64_t sample_hz;        /* of the first capture; another rate: mixed */
-	bool mixed;                /* captures with different rates (no timeline) */
+	uint64_t sample_hz;        /* every capture on it has this rate */
 };
 void fk_stackfold_timeline_free(struct fk_stackfold_timeline *tl);
 

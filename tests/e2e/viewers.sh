@@ -75,6 +75,20 @@ threads aths --metric samples "$cap/alloc_pattern.stackcap"
 	$CHECK speedscope "$T/ab.json" "$T/alloc_bytes.txt" $threads@$(hz "$cap/alloc_pattern.stackcap")
 check "speedscope: --metric alloc_bytes: one profile in bytes (and the thread in time order)" $?
 
+"$SF" -q --format speedscope "$shares" "$cap/alloc_pattern.stackcap" > "$T/two.json" && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = [(p["type"], p["name"].split(" (", 1)[1]) for p in d["profiles"]]
+assert d["name"] == "cpu_shares.stackcap", d["name"]
+assert [k for k in kinds if k[0] == "sampled"] == [("sampled", n + ")") for n in
+	("cpu", "samples", "alloc_space", "alloc_objects")], kinds
+assert len([k for k in kinds if k[0] == "evented"]) == 3, kinds
+' "$T/two.json"
+check "speedscope: two captures: their metrics side by side, their three threads in time order" $?
+"$SF" -q --format speedscope --tag-files "$shares" "$cap/alloc_pattern.stackcap" |
+	python3 -c 'import json, sys; assert len(json.load(sys.stdin)["profiles"]) == 4'
+check "speedscope: --tag-files: the inputs at the root, no per-thread profiles" $?
+
 "$SF" -q --format speedscope --threads "$shares" > "$T/th.json" && fold thcpu --threads "$shares" &&
 	fold thsamples --threads --metric samples "$shares" &&
 	$CHECK speedscope "$T/th.json" "$T/thcpu.txt" "$T/thsamples.txt"
