@@ -50,7 +50,7 @@ static void usage(FILE *f)
 "      --strict             the first bad input line is an error\n"
 "      --format=folded|speedscope|pprof  folded text (default); speedscope's\n"
 "                           JSON (one sampled profile per metric, and for\n"
-"                           captures one per thread); or gzipped pprof\n"
+"                           captures each thread in time order); or gzipped pprof\n"
 "                           (profile.proto) with every metric as a sample\n"
 "                           type. Captures without --metric: every metric\n"
 "                           they have (CPU time and samples, GPU time,\n"

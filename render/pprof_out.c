@@ -109,7 +109,7 @@ int fk_pprof_write_profile(const struct fk_profile *p, const char *path, struct 
 		return FK_EXIT_BAD_INPUT;
 	}
 	if (!fk_sink_open(&out, path, 6)) {
-		fk_diag_error(d, "%s: %s", path, strerror(errno));
+		fk_diag_error(d, "%s: %s", path ? path : "<stdout>", strerror(errno));
 		free(values);
 		free(locs);
 		return FK_EXIT_BAD_INPUT;

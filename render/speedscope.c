@@ -62,26 +62,24 @@ static void sampled(FILE *out, const char *name, const struct fk_profile *p, siz
 	fputs("]}", out);
 }
 
-/* Sorting stacks by their root frame's name, then by id. */
-static const struct fk_profile *sort_p;
-
-static int by_root(const void *x, const void *y)
+/* Sorting stacks by their root frame's name, then by id (qsort_r). */
+static int by_root(const void *x, const void *y, void *profile)
 {
+	const struct fk_profile *pr = profile;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	const struct fk_str *ra = fk_strtab_get(&sort_p->frames, sort_p->frame_ids[sort_p->first[a]]);
-	const struct fk_str *rb = fk_strtab_get(&sort_p->frames, sort_p->frame_ids[sort_p->first[b]]);
+	const struct fk_str *ra = fk_strtab_get(&pr->frames, pr->frame_ids[pr->first[a]]);
+	const struct fk_str *rb = fk_strtab_get(&pr->frames, pr->frame_ids[pr->first[b]]);
 	int c = strcmp(ra->p, rb->p);
 	return c ? c : (a > b) - (a < b);
 }
 
 /* ---- evented profiles: a capture's threads in time order ---- */
 
-static const struct fk_stackfold_timeline *sort_tl;
-
-static int by_thread_time(const void *x, const void *y)
+static int by_thread_time(const void *x, const void *y, void *timeline)
 {
-	const struct fk_tl_sample *a = &sort_tl->samples[*(const size_t *)x];
-	const struct fk_tl_sample *b = &sort_tl->samples[*(const size_t *)y];
+	const struct fk_stackfold_timeline *tl = timeline;
+	const struct fk_tl_sample *a = &tl->samples[*(const size_t *)x];
+	const struct fk_tl_sample *b = &tl->samples[*(const size_t *)y];
 	if (a->thread != b->thread)
 		return a->thread < b->thread ? -1 : 1;
 	if (a->t_ns != b->t_ns)
@@ -194,8 +192,7 @@ static bool timelines(FILE *out, const struct fk_profile *p, bool *comma)
 		if (start < origin)
 			origin = start;
 	}
-	sort_tl = tl;
-	qsort(idx, tl->n, sizeof *idx, by_thread_time);
+	qsort_r(idx, tl->n, sizeof *idx, by_thread_time, (void *)tl);
 	char name[512];
 	for (size_t a = 0, b; a < tl->n; a = b) {
 		uint32_t th = tl->samples[idx[a]].thread;
@@ -246,8 +243,7 @@ bool fk_speedscope_write(FILE *out, const struct fk_profile *p)
 			sampled(out, p->ntypes > 1 ? name : p->name, p, t, ids, m, 0);
 			continue;
 		}
-		sort_p = p;
-		qsort(ids, m, sizeof *ids, by_root);
+		qsort_r(ids, m, sizeof *ids, by_root, (void *)p);
 		for (size_t a = 0, b; a < m; a = b) {
 			uint32_t root = p->frame_ids[p->first[ids[a]]];
 			for (b = a + 1; b < m && p->frame_ids[p->first[ids[b]]] == root; b++)
