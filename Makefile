@@ -31,7 +31,8 @@ LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lzstd -lxxhash 
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make zlib1g-dev libzstd-dev zstd libxxhash-dev libpcre2-dev libcmocka-dev perl \
 	     libyajl-dev libcairo2-dev libpng-dev fonts-dejavu-core python3 \
-	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils g++ python3-torch
+	     libunwind-dev libdw-dev libelf-dev libiberty-dev binutils g++ python3-torch \
+	     golang-go
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
 MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/sym/symbolize.h"
 #include "formats/cli.h"
@@ -47,6 +48,13 @@ static void usage(FILE *f)
 "      --scale FACTOR       multiply every value by FACTOR (exact decimal)\n"
 "      --min VALUE          omit stacks whose (scaled) value is below VALUE\n"
 "      --strict             the first bad input line is an error\n"
+"      --format=folded|speedscope|pprof  folded text (default); speedscope's\n"
+"                           JSON (one sampled profile per metric, and for\n"
+"                           captures each thread in time order); or gzipped pprof\n"
+"                           (profile.proto) with every metric as a sample\n"
+"                           type. Captures without --metric: every metric\n"
+"                           they have (CPU time and samples, GPU time,\n"
+"                           allocations); torch stacks: us of CPU time\n"
 "\n"
 "A top table instead of folded text (torch's key_averages().table):\n"
 "      --table              one row per frame name: self and total (inclusive,\n"
@@ -219,14 +227,20 @@ static int take_value(int c, const char *arg, struct fk_stackfold_opts *o, const
 		return 0;
 	case OPT_FORMAT:
 		*table_opts = true;
-		if (strcmp(arg, "text") == 0)
+		if (strcmp(arg, "folded") == 0 || strcmp(arg, "speedscope") == 0 ||
+		    strcmp(arg, "pprof") == 0) {
+			*table_opts = false;
+			o->format = arg[0] == 'f' ? FK_STACKFOLD_FOLDED
+				    : arg[0] == 's' ? FK_STACKFOLD_SPEEDSCOPE : FK_STACKFOLD_PPROF;
+		} else if (strcmp(arg, "text") == 0)
 			tv->format = FK_TOPTABLE_TEXT;
 		else if (strcmp(arg, "csv") == 0)
 			tv->format = FK_TOPTABLE_CSV;
 		else if (strcmp(arg, "json") == 0)
 			tv->format = FK_TOPTABLE_JSON;
 		else
-			return fk_cli_usage_error(prog, "--format: '%s' is not text, csv or json", arg);
+			return fk_cli_usage_error(prog, "--format: '%s' is not folded, speedscope or pprof "
+						  "(folded stacks), nor text, csv or json (--table)", arg);
 		return 0;
 	}
 	return fk_cli_usage_error(prog, "unknown or incomplete option");
@@ -236,7 +250,20 @@ static int take_value(int c, const char *arg, struct fk_stackfold_opts *o, const
 static int check_combination(struct fk_stackfold_opts *o, const char *sort, bool table_opts)
 {
 	if (table_opts && !o->table)
-		return fk_cli_usage_error(prog, "--by, --limit and --format shape a --table");
+		return fk_cli_usage_error(prog, "--by, --limit and --format text|csv|json shape a --table");
+	if (o->format != FK_STACKFOLD_FOLDED) {
+		const char *f = o->format == FK_STACKFOLD_PPROF ? "pprof" : "speedscope";
+		if (o->table || o->read.info || o->diff)
+			return fk_cli_usage_error(prog, "--format %s writes the folded stacks as a "
+						  "profile: not with --table, --info or --diff", f);
+		if (sort || fk_num_cmp(o->min, (struct fk_num){ 0, 0 }) != 0)
+			return fk_cli_usage_error(prog, "--sort and --min shape folded text; %s "
+						  "keeps every stack (its viewer sorts)", f);
+		if (o->format == FK_STACKFOLD_PPROF && (!o->output || strcmp(o->output, "-") == 0) &&
+		    isatty(STDOUT_FILENO))
+			return fk_cli_usage_error(prog, "--format pprof writes gzipped binary: "
+						  "-o FILE.pb.gz, or redirect standard output");
+	}
 	if (o->table && o->read.info)
 		return fk_cli_usage_error(prog, "--table and --info are two different reports");
 	if (!sort)

@@ -8,6 +8,8 @@
 #include "analysis/core/folded_write.h"
 #include "analysis/core/transform.h"
 #include "formats/cli.h"
+#include "render/pprof_out.h"
+#include "render/speedscope.h"
 #include "render/toptable.h"
 
 void fk_stackfold_opts_defaults(struct fk_stackfold_opts *o)
@@ -134,6 +136,91 @@ static int write_folded(const struct fk_stackfold_opts *o, const struct fk_stack
 	return status;
 }
 
+/* A capture metric's sample type: pprof's names where it has them. */
+static struct fk_profile_type metric_type(int m, const struct fk_stacks *s)
+{
+	static const struct { const char *name; enum fk_profile_unit unit; } types[] = {
+		[FK_METRIC_SELF_CPU] = { "cpu", FK_PUNIT_MICROSECONDS },
+		[FK_METRIC_SAMPLES] = { "samples", FK_PUNIT_COUNT },
+		[FK_METRIC_ALLOC_BYTES] = { "alloc_space", FK_PUNIT_BYTES },
+		[FK_METRIC_ALLOC_COUNT] = { "alloc_objects", FK_PUNIT_COUNT },
+		[FK_METRIC_SELF_CUDA] = { "cuda", FK_PUNIT_MICROSECONDS },
+		[FK_METRIC_GPU_ALLOC_BYTES] = { "gpu_alloc_space", FK_PUNIT_BYTES },
+	};
+	return (struct fk_profile_type){ .name = types[m].name, .unit = types[m].unit, .stacks = s };
+}
+
+/* The one sample type of inputs other than captures: what their values
+ * count, as far as the kind (and --metric) tell. */
+static struct fk_profile_type input_type(const struct fk_stackfold_opts *o, enum fk_input_kind kind,
+					 const struct fk_stacks *s)
+{
+	enum fk_cap_metric m = o->read.capture.metric;
+	bool times = o->tableview.metric_given || kind == FK_KIND_CHROME_TRACE ||
+		     (kind == FK_KIND_STACKS && torch_stacks(s));
+	if (kind == FK_KIND_PERF || kind == FK_KIND_DTRACE)
+		return (struct fk_profile_type){ .name = "samples", .unit = FK_PUNIT_COUNT, .stacks = s };
+	if (times && (m == FK_METRIC_SELF_CPU || m == FK_METRIC_SELF_CUDA))
+		return metric_type(m, s);
+	return (struct fk_profile_type){ .name = "value", .unit = FK_PUNIT_NONE, .stacks = s };
+}
+
+/* --format speedscope|pprof: the folded tables (one per capture metric
+ * when multi, else one) as a profile, named by the first input. */
+static int write_profile(const struct fk_stackfold_opts *o, const struct fk_stacks *tables,
+			 bool multi, const struct fk_stacks *threads,
+			 const struct fk_stackfold_timeline *timeline,
+			 const struct fk_stackfold_found *first, const char *name, struct fk_diag *d)
+{
+	static const int order[] = { FK_METRIC_SELF_CPU, FK_METRIC_SAMPLES, FK_METRIC_SELF_CUDA,
+				     FK_METRIC_ALLOC_BYTES, FK_METRIC_ALLOC_COUNT,
+				     FK_METRIC_GPU_ALLOC_BYTES };
+	struct fk_profile p = { .name = name, .timeline = timeline };
+	if (first->kind == FK_KIND_CAPTURE) {
+		p.sample_hz = first->sample_hz;
+		p.start_ns = first->start_ns;
+		p.duration_ns = first->duration_ns;
+	}
+	if (multi && first->kind == FK_KIND_CAPTURE) {
+		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+			if (fk_stacks_count(&tables[order[i]]))
+				p.types[p.ntypes++] = metric_type(order[i], &tables[order[i]]);
+		if (!p.ntypes)
+			p.types[p.ntypes++] = metric_type(FK_METRIC_SELF_CPU, &tables[FK_METRIC_SELF_CPU]);
+	} else if (first->kind == FK_KIND_CAPTURE) {
+		p.types[p.ntypes++] = metric_type(o->read.capture.metric, tables);
+	} else {
+		p.types[p.ntypes++] = input_type(o, first->kind, tables);
+	}
+	if (!p.sample_hz || strcmp(p.types[0].name, "cpu") != 0)
+		p.sample_hz = 0; /* a period of CPU time only where that is sampled */
+	if (threads && p.ntypes < FK_PROFILE_MAX_TYPES) {
+		p.types[p.ntypes] = metric_type(FK_METRIC_SELF_CPU, threads);
+		p.types[p.ntypes++].by_thread = true;
+	}
+	int status = FK_EXIT_OK;
+	enum fk_profile_status st = fk_profile_build(&p);
+	if (st == FK_PROFILE_DIFFERENTIAL) {
+		fk_diag_error(d, "%s: differential stacks (\"stack BEFORE AFTER\") have two values; "
+			      "%s shows one: fold each side on its own", name,
+			      o->format == FK_STACKFOLD_PPROF ? "pprof" : "speedscope");
+		status = FK_EXIT_BAD_INPUT;
+	} else if (st != FK_PROFILE_OK) {
+		fk_diag_error(d, "out of memory");
+		status = FK_EXIT_BAD_INPUT;
+	} else if (o->format == FK_STACKFOLD_PPROF) {
+		status = fk_pprof_write_profile(&p, o->output, d);
+	} else {
+		FILE *out = fk_cli_open_output(d->prog, o->output);
+		if (!out || !fk_speedscope_write(out, &p))
+			status = FK_EXIT_BAD_INPUT;
+		if (out && !fk_cli_close_output(d->prog, out, o->output))
+			status = FK_EXIT_BAD_INPUT;
+	}
+	fk_profile_free(&p);
+	return status;
+}
+
 /* The last `parts` components of path ("a/b/c.txt", 2: "b/c.txt"); the
  * whole path when it has no more. */
 static const char *path_tail(const char *path, int parts)
@@ -145,6 +232,12 @@ static const char *path_tail(const char *path, int parts)
 		p--;
 	}
 	return path;
+}
+
+/* A profile's name: the first input's file name. */
+static const char *profile_name(const char *path)
+{
+	return path_tail(fk_input_display_name(path), 1);
 }
 
 /* --tag-files' root frame for input i: the fewest trailing path
@@ -230,14 +323,37 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	char *const *inputs = o->ninputs ? o->inputs : stdin_only;
 	size_t ninputs = o->ninputs ? o->ninputs : 1;
 
-	struct fk_stacks result = { 0 }, gpu = { 0 }, sides[2];
+	/* A profile without --metric: every metric of a capture, each in
+	 * its own table (the others' stacks in the CPU time one); speedscope
+	 * also gets a capture's CPU time per thread, unless --threads put the
+	 * threads at the root already (or --tag-files the inputs' names). */
+	bool profile = o->format != FK_STACKFOLD_FOLDED;
+	bool multi = profile && !o->tableview.metric_given;
+	bool per_thread = o->format == FK_STACKFOLD_SPEEDSCOPE && !o->read.capture.threads &&
+			  !o->tag_files;
+	/* Each thread in time order where the stacks are as read; after
+	 * filters and rewrites (which act on folded stacks), their sums. */
+	struct fk_stackfold_timeline timeline = { 0 };
+	if (per_thread && !transform)
+		read.timeline = &timeline;
+	struct fk_stacks tables[FK_STACKFOLD_NMETRICS], threads = { 0 };
+	memset(tables, 0, sizeof tables);
+	size_t ntables = multi ? FK_STACKFOLD_NMETRICS : 1;
+	struct fk_stacks *main_table = multi ? &tables[FK_METRIC_SELF_CPU] : &tables[0];
+	struct fk_stackfold_found first = { 0 };
+
+	struct fk_stacks gpu = { 0 }, sides[2];
 	memset(sides, 0, sizeof sides);
 	struct fk_fold_stats stats = { 0 };
 	for (size_t i = 0; i < ninputs && status == FK_EXIT_OK; i++) {
 		/* Tagged inputs are read one table each so the tag can differ;
 		 * otherwise everything aggregates in one table, folded once. */
-		struct fk_stacks one = { 0 }, one_gpu = { 0 };
-		struct fk_stacks *into = transform ? &one : &result;
+		struct fk_stacks ones[FK_STACKFOLD_NMETRICS], one_threads = { 0 }, one_gpu = { 0 };
+		memset(ones, 0, sizeof ones);
+		struct fk_stacks *load_to = transform ? ones : tables;
+		struct fk_stacks *into = load_to + (main_table - tables);
+		read.per_metric = multi ? load_to : NULL;
+		read.per_thread = !per_thread ? NULL : transform ? &one_threads : &threads;
 		struct fk_stacks *gpu_into = !o->table || !fk_tableview_wants_gpu(tv.metric) ? NULL
 					     : transform ? &one_gpu : &gpu;
 		uint64_t lines_before = into->lines;
@@ -250,8 +366,12 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 			/* a trace names itself by its rank */
 			fo.root = !o->tag_files ? NULL : *found.tag ? found.tag : tag_name(inputs, ninputs, i);
 			/* --diff: each input folds on its own side */
-			struct fk_stacks *to = o->diff ? &sides[i] : &result;
-			enum fk_stacks_status st = fk_fold(to, &one, &fo, &stats, NULL);
+			struct fk_stacks *to = o->diff ? &sides[i] : tables;
+			enum fk_stacks_status st = FK_STACKS_OK;
+			for (size_t k = 0; k < ntables && st == FK_STACKS_OK; k++)
+				st = fk_fold(&to[k], &ones[k], &fo, &stats, NULL);
+			if (st == FK_STACKS_OK && per_thread)
+				st = fk_fold(&threads, &one_threads, &fo, &stats, NULL);
 			if (st == FK_STACKS_OK && o->table)
 				st = fk_fold(&gpu, &one_gpu, &fo, &stats, NULL);
 			if (st != FK_STACKS_OK) {
@@ -261,12 +381,17 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		}
 		tv.capture |= found.capture;
 		tv.per_event |= found.per_event;
-		fk_stacks_free(&one);
+		if (i == 0)
+			first = found;
+		for (size_t k = 0; k < FK_STACKFOLD_NMETRICS; k++)
+			fk_stacks_free(&ones[k]);
+		fk_stacks_free(&one_threads);
 		fk_stacks_free(&one_gpu);
 	}
 	fk_diag_summary(d);
+	struct fk_stacks *result = &tables[0];
 	if (status == FK_EXIT_OK && o->diff) {
-		enum fk_stacks_status st = diff_sides(&result, sides, o->normalize);
+		enum fk_stacks_status st = diff_sides(result, sides, o->normalize);
 		if (st != FK_STACKS_OK) {
 			fk_diag_error(d, "%s", fold_failure(st));
 			status = FK_EXIT_BAD_INPUT;
@@ -276,10 +401,17 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	fk_stacks_free(&sides[1]);
 
 	if (status == FK_EXIT_OK && o->table)
-		status = write_table(o, &tv, &result, &gpu, d);
+		status = write_table(o, &tv, result, &gpu, d);
+	else if (status == FK_EXIT_OK && profile)
+		status = write_profile(o, tables, multi, fk_stacks_count(&threads) ? &threads : NULL,
+				       timeline.n ? &timeline : NULL, &first,
+				       profile_name(inputs[0]), d);
 	else if (status == FK_EXIT_OK && !read.info)
-		status = write_folded(o, &result, &stats, d);
-	fk_stacks_free(&result);
+		status = write_folded(o, result, &stats, d);
+	fk_stackfold_timeline_free(&timeline);
+	for (size_t k = 0; k < FK_STACKFOLD_NMETRICS; k++)
+		fk_stacks_free(&tables[k]);
+	fk_stacks_free(&threads);
 	fk_stacks_free(&gpu);
 	fk_regex_free(fo.include);
 	fk_regex_free(fo.exclude);

@@ -14,12 +14,21 @@
 
 #define FK_STACKFOLD_MAX_PATTERNS 64
 
+/* What folded stacks are written as (--format). */
+enum fk_stackfold_format {
+	FK_STACKFOLD_FOLDED,      /* folded text */
+	FK_STACKFOLD_SPEEDSCOPE,  /* speedscope's JSON (render/speedscope.h) */
+	FK_STACKFOLD_PPROF,       /* gzipped pprof (render/pprof_out.h) */
+};
+
 struct fk_stackfold_opts {
 	char *const *inputs;      /* paths, "-": stdin; none: stdin */
 	size_t ninputs;
 	const char *output;       /* NULL or "-": stdout */
 	struct fk_stackfold_read read; /* kinds, captures, perf script */
-	/* folded text */
+	/* folded text, or a profile for a viewer: without --metric, a
+	 * capture's profile has every metric it has records of */
+	enum fk_stackfold_format format;
 	enum fk_stacks_order order;
 	struct fk_num min;        /* omit stacks below this (scaled) value */
 	/* transforms: repeated patterns match as alternatives (PCRE2) */

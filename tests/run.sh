@@ -58,6 +58,7 @@ suite tests/e2e/windows/run.sh "$BUILD"
 suite tests/e2e/perf/run.sh "$BUILD"
 suite tests/e2e/perf/inline.sh "$BUILD"
 suite tests/e2e/table.sh "$BUILD"
+suite tests/e2e/viewers.sh "$BUILD"
 suite tests/e2e/trace/run.sh "$BUILD"
 suite tests/e2e/deps/run.sh
 suite tests/e2e/readme.sh "$BUILD"

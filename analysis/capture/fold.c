@@ -358,14 +358,12 @@ static double sample_scale(const struct fk_capture *c, uint64_t size)
 	return p > 0 ? 1 / p : 1;
 }
 
-/* One stack's value: thread root (--threads), the node's frames, an
- * optional leaf. value is an integer scaled by 10^-scale. */
-static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
-		     const char *prefix, uint32_t tid, uint32_t node, const char *leaf,
-		     uint64_t value, uint8_t scale, char **key, size_t *cap)
+/* One stack's text into *key (its length to *n): NVTX prefix, thread
+ * root (--threads), the node's frames, an optional leaf. */
+static bool make_key(struct texts *t, const struct fk_cap_fold_opts *o, const char *prefix,
+		     uint32_t tid, uint32_t node, const char *leaf, char **key, size_t *cap,
+		     int *n_out)
 {
-	if (value == 0)
-		return true;
 	if (!prefix)
 		prefix = "";
 	uint32_t len;
@@ -389,6 +387,20 @@ static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_ca
 			(*key)[n++] = *p == ';' ? ':' : *p;
 		(*key)[n] = 0;
 	}
+	*n_out = n;
+	return true;
+}
+
+/* One stack's value (an integer scaled by 10^-scale), keyed by make_key. */
+static bool add_leaf(struct fk_stacks *into, struct texts *t, const struct fk_cap_fold_opts *o,
+		     const char *prefix, uint32_t tid, uint32_t node, const char *leaf,
+		     uint64_t value, uint8_t scale, char **key, size_t *cap)
+{
+	int n;
+	if (value == 0)
+		return true;
+	if (!make_key(t, o, prefix, tid, node, leaf, key, cap, &n))
+		return false;
 	struct fk_num zero = { 0, 0 }, v = { value, scale };
 	return fk_stacks_add(into, *key, (size_t)n, zero, v, 1, NULL) == FK_STACKS_OK;
 }
@@ -648,6 +660,51 @@ bool fk_capture_fold(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	free(key);
 	texts_close(&t);
 	return ok && !t.nomem;
+}
+
+bool fk_capture_each_sample(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+			    fk_cap_sample_fn fn, void *ctx, struct fk_diag *d)
+{
+	struct texts t;
+	if (!texts_open(&t, c, o->sym_flags, &o->python, d)) {
+		texts_close(&t);
+		fk_diag_error(d, "out of memory");
+		return false;
+	}
+	size_t n = c->nraw;
+	struct fk_cap_sample *raw = malloc((n ? n : 1) * sizeof *raw);
+	struct fk_cap_when *when = o->nvtx ? malloc((n ? n : 1) * sizeof *when) : NULL;
+	struct fk_arena arena = { 0 };
+	bool ok = raw && (!o->nvtx || when);
+	if (ok && n) {
+		memcpy(raw, c->raw, n * sizeof *raw);
+		qsort(raw, n, sizeof *raw, sample_by_thread_time);
+	}
+	/* --nvtx: paths come back in the same (thread, time) order. */
+	for (size_t i = 0; ok && when && i < n; i++)
+		when[i] = (struct fk_cap_when){ raw[i].t_ns, raw[i].tid, NULL };
+	if (ok && when)
+		ok = fk_capture_nvtx_paths(c, when, n, &arena);
+	char *key = NULL;
+	size_t cap = 0;
+	int len;
+	bool stopped = false;
+	const char *thread = NULL; /* the name of raw[i - 1]'s thread */
+	for (size_t i = 0; ok && !stopped && i < n; i++) {
+		if (!thread || raw[i].tid != raw[i - 1].tid)
+			thread = thread_name(c, raw[i].tid);
+		ok = make_key(&t, o, when ? when[i].path : NULL, raw[i].tid, raw[i].node, NULL, &key,
+			      &cap, &len);
+		stopped = ok && !fn(ctx, &raw[i], thread, key, (size_t)len);
+	}
+	if (!ok || t.nomem)
+		fk_diag_error(d, "out of memory");
+	free(key);
+	free(raw);
+	free(when);
+	fk_arena_free(&arena);
+	texts_close(&t);
+	return ok && !t.nomem && !stopped;
 }
 
 /* ---- the host heap ---- */

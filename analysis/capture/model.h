@@ -243,6 +243,15 @@ const struct fk_cap_api *fk_cap_names_api(const struct fk_cap_names *n, uint32_t
 bool fk_cap_names_failed(const struct fk_cap_names *n);
 void fk_cap_names_close(struct fk_cap_names *n);
 
+/* Each sample kept by fk_capture_load_samples, in (thread, time) order,
+ * with its thread's name and the stack fk_capture_fold gives it under o
+ * (o->threads and o->nvtx apply; o->metric does not). fn returns false to
+ * stop: then so does this (with no message). */
+typedef bool (*fk_cap_sample_fn)(void *ctx, const struct fk_cap_sample *s, const char *thread,
+				 const char *stack, size_t len);
+bool fk_capture_each_sample(const struct fk_capture *c, const struct fk_cap_fold_opts *o,
+			    fk_cap_sample_fn fn, void *ctx, struct fk_diag *d);
+
 /* The host heap as memory events (device cpu, category Unknown, addresses,
  * symbolized stacks), epoch-ns times; stacks named as o says (its metric,
  * threads, kernel and NVTX settings do not apply). */

@@ -28,7 +28,39 @@ struct fk_stackfold_read {
 	struct fk_perf_opts perf;
 	FILE *info;                  /* --info: captures' summaries go here */
 	bool join_backward;          /* traces: backward ops under their forward op */
+	/* Profiles for viewers (stackfold --format speedscope|pprof): when
+	 * set, a capture folds every metric it has records of, metric m into
+	 * per_metric[m] (FK_STACKFOLD_NMETRICS tables), instead of into. */
+	struct fk_stacks *per_metric;
+	/* When set, a capture's CPU time also goes here with a "name-tid"
+	 * root frame (one profile per thread). */
+	struct fk_stacks *per_thread;
+	/* When set, a capture's samples in time order (one timeline per
+	 * thread) go here instead, while they are at most
+	 * FK_STACKFOLD_TIMELINE_MAX in all (then per_thread, with a note). */
+	struct fk_stackfold_timeline *timeline;
 };
+
+/* The most samples kept in time order: their events grow with the samples
+ * (up to ~700 bytes a sample: a 10M-sample capture would give gigabytes no
+ * viewer loads), sums do not. A million is ~17 minutes of 999 Hz samples. */
+#define FK_STACKFOLD_TIMELINE_MAX 1000000 /* the note says "a million" */
+
+/* Samples in time order: what speedscope's per-thread "evented" profiles
+ * are made of. Owns its tables and array (fk_stackfold_timeline_free). */
+struct fk_stackfold_timeline {
+	struct fk_strtab stacks;   /* stack texts (as folded), id = index */
+	struct fk_strtab threads;  /* "name-tid", id = index */
+	struct fk_tl_sample {
+		uint64_t t_ns;         /* CLOCK_MONOTONIC of the capturing process */
+		uint32_t thread, stack, weight; /* weight: sampling periods */
+	} *samples;                /* by thread, then time, per input */
+	size_t n, cap;
+	uint64_t sample_hz;        /* every capture on it has this rate */
+};
+void fk_stackfold_timeline_free(struct fk_stackfold_timeline *tl);
+
+#define FK_STACKFOLD_NMETRICS (FK_METRIC_GPU_ALLOC_BYTES + 1)
 
 /* What reading one input found besides its stacks. */
 struct fk_stackfold_found {
@@ -40,6 +72,10 @@ struct fk_stackfold_found {
 	/* What names the input for --tag-files, when it names itself: a
 	 * trace's rank ("rank 3", from distributedInfo); "" otherwise. */
 	char tag[48];
+	enum fk_input_kind kind; /* what it was read as */
+	/* A capture's CPU sampling rate, start (epoch ns) and span; 0 unknown. */
+	uint64_t sample_hz;
+	int64_t start_ns, duration_ns;
 };
 
 /* Reads path ("-": stdin) into into; a capture's GPU time also into gpu
