@@ -125,9 +125,13 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes -I$(CUDA_HOME)/include $(FK_LDFLAGS) \
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
-# The shim's pure Python-frame functions (line tables, the merge, names).
-CAPTURE_TESTS := $(BUILD)/tests/test_pystack
+# The shim's pure functions: Python frames (line tables, the merge, names)
+# and the sampled-address set.
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset
 $(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+$(BUILD)/tests/test_sampleset: tests/unit/capture/test_sampleset.c capture/sampleset.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
 

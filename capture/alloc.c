@@ -81,11 +81,19 @@ static void resolve(void)
 	atomic_store(&resolving, 0);
 }
 
+/* --alloc, and whether frees are recorded only for blocks in the sampled
+ * set: set once by alloc_init, before the program has threads. File-local
+ * copies of the settings: the hooks read them without going through the
+ * GOT, and without --alloc the hooks are a load and a branch. */
+static bool tracking, tracking_set;
+
 void alloc_init(void)
 {
 	resolve();
 	if (shim_cfg.alloc_set)
 		sampleset_init();
+	tracking_set = shim_cfg.alloc_set;
+	tracking = true;
 }
 
 /* ---- recording ---- */
@@ -174,9 +182,18 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 
 static void *allocated(void *p, size_t n)
 {
-	struct thread_state *ts;
+	/* Sampling's common case first, in a few instructions: a thread of
+	 * the program far from its next sampled byte only counts down (what
+	 * sampled() would do after the checks below). */
+	if (!tracking)
+		return p;
+	struct thread_state *ts = shim_thread;
+	if (ts && n < ts->alloc_countdown && !shim_guard) {
+		ts->alloc_countdown -= n;
+		return p;
+	}
 	if (p && win_recording() && (ts = recording()) && sampled(ts, n)) {
-		if (shim_cfg.alloc_set) /* before the record: its free may race it */
+		if (tracking_set) /* before the record: its free may race it */
 			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
 	}
@@ -185,8 +202,12 @@ static void *allocated(void *p, size_t n)
 
 static void freeing(void *p)
 {
-	struct thread_state *ts;
-	if (p && (ts = recording()) && (!shim_cfg.alloc_set || sampleset_take((uintptr_t)p)))
+	/* Most frees are of blocks never sampled: the set's filter says so
+	 * from memory the cache keeps. */
+	if (!tracking || !p || (tracking_set && !sampleset_maybe((uintptr_t)p)))
+		return;
+	struct thread_state *ts = recording();
+	if (ts && (!tracking_set || sampleset_take((uintptr_t)p)))
 		record(ts, REC_FREE, p, 0);
 }
 

@@ -13,6 +13,7 @@
 #ifndef STACKCAP_SAMPLESET_H
 #define STACKCAP_SAMPLESET_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,5 +24,20 @@ void sampleset_add(uintptr_t a);
 /* Whether a free of a is to be recorded: it was sampled (and is taken
  * out), or the set is full or missing. */
 bool sampleset_take(uintptr_t a);
+
+/* False only when a is surely not in the set: a counting filter of 64 KiB,
+ * one byte per 16-byte address modulo 1 MiB, counting the live sampled
+ * addresses there. Unhashed on purpose: a free's neighbours in the heap
+ * are its neighbours in the filter, so the lines it reads stay in the
+ * cache where the table's (hashed) do not; addresses 1 MiB apart share a
+ * byte, which costs a look in the table, never a free. */
+#define SAMPLESET_BUCKET(a) (((uint64_t)(a) >> 4) & 0xFFFF)
+static inline bool sampleset_maybe(uintptr_t a)
+{
+	extern _Atomic(uint8_t) sampleset_filter[];
+	extern _Atomic int sampleset_full;
+	return atomic_load_explicit(&sampleset_filter[SAMPLESET_BUCKET(a)], memory_order_relaxed) != 0 ||
+	       atomic_load_explicit(&sampleset_full, memory_order_relaxed);
+}
 
 #endif

@@ -1,0 +1,89 @@
+/* test_sampleset.c - the sampled-address set of --alloc-sample
+ * (capture/sampleset.c) and its filter: every address added is found and
+ * taken once; the filter never says "surely not" of an address in the
+ * set, and says it of most others; addresses sharing a filter byte (1 MiB
+ * apart) are told apart by the table; a freed slot is reused.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "capture/sampleset.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	return sampleset_init() ? 0 : -1;
+}
+
+static void test_add_take(void **state)
+{
+	(void)state;
+	const uintptr_t base = 0x7f0000100000u;
+	for (uintptr_t i = 0; i < 1000; i++) {
+		sampleset_add(base + i * 4096);
+		assert_true(sampleset_maybe(base + i * 4096));
+	}
+	for (uintptr_t i = 0; i < 1000; i++) {
+		assert_true(sampleset_take(base + i * 4096));
+		assert_false(sampleset_take(base + i * 4096)); /* taken once */
+	}
+	/* All taken: the filter is empty again. */
+	for (uintptr_t i = 0; i < 1000; i++)
+		assert_false(sampleset_maybe(base + i * 4096));
+}
+
+static void test_filter_says_no_to_strangers(void **state)
+{
+	(void)state;
+	sampleset_add(0x5500000010u); /* filter byte 1 */
+	size_t maybe = 0;
+	for (uintptr_t a = 0x5600000100u; a < 0x5600000100u + 4096 * 16; a += 16) /* bytes 16-4111 */
+		maybe += sampleset_maybe(a);
+	assert_int_equal(maybe, 0);
+	assert_true(sampleset_maybe(0x5600000010u)); /* byte 1 too: "maybe" */
+	assert_false(sampleset_take(0x5600000010u));
+	assert_true(sampleset_take(0x5500000010u));
+}
+
+static void test_shared_byte(void **state)
+{
+	(void)state;
+	const uintptr_t a = 0x5500000040u, b = a + ((uintptr_t)1 << 20); /* same filter byte */
+	sampleset_add(a);
+	assert_true(sampleset_maybe(b));   /* "maybe": the table decides */
+	assert_false(sampleset_take(b));   /* not sampled */
+	assert_true(sampleset_maybe(a));
+	sampleset_add(b);
+	assert_true(sampleset_take(a));
+	assert_true(sampleset_maybe(b));   /* a's removal left b's count */
+	assert_true(sampleset_take(b));
+	assert_false(sampleset_maybe(a));
+}
+
+static void test_saturated_byte_stays_maybe(void **state)
+{
+	(void)state;
+	const uintptr_t a = 0x6600000080u, mib = (uintptr_t)1 << 20;
+	for (uintptr_t i = 0; i < 300; i++) /* past the byte's 255 */
+		sampleset_add(a + i * mib);
+	for (uintptr_t i = 0; i < 300; i++)
+		assert_true(sampleset_take(a + i * mib));
+	/* Saturated: it can no longer count down, so it says "maybe" (and the
+	 * table, now empty there, says no). */
+	assert_true(sampleset_maybe(a));
+	assert_false(sampleset_take(a));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_take),
+		cmocka_unit_test(test_filter_says_no_to_strangers),
+		cmocka_unit_test(test_shared_byte),
+		cmocka_unit_test(test_saturated_byte_stays_maybe),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
