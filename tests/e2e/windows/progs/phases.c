@@ -21,29 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spin.h"
+
 static volatile sig_atomic_t seen;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	seen++;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static __attribute__((noinline)) unsigned long spin(double ms)
-{
-	double end = now_ms() + ms;
-	unsigned long x = 1;
-	while (now_ms() < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005u + 1442695040888963407u;
-	return x;
 }
 
 static void *kept[100];

@@ -9,24 +9,8 @@
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static __attribute__((noinline)) unsigned long spin(double ms)
-{
-	double end = now_ms() + ms;
-	unsigned long x = 1;
-	while (now_ms() < end)
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005u + 1442695040888963407u;
-	return x;
-}
+#include "spin.h"
 
 static __attribute__((noinline)) unsigned long fwd_work(void) { return spin(20); }
 static __attribute__((noinline)) unsigned long bwd_work(void) { return spin(20); }
