@@ -190,9 +190,9 @@ static bool read_header(const struct whole *w, const char *name, struct fk_cap_h
 		return false;
 	}
 	h->version = rd32(p + 8);
-	if (h->version != FK_CAP_VERSION) {
-		fk_diag_error(d, "%s: capture format version %u, this flamekit reads %u", name,
-			      h->version, FK_CAP_VERSION);
+	if (h->version < FK_CAP_VERSION_OLDEST || h->version > FK_CAP_VERSION) {
+		fk_diag_error(d, "%s: capture format version %u, this flamekit reads %u to %u", name,
+			      h->version, FK_CAP_VERSION_OLDEST, FK_CAP_VERSION);
 		return false;
 	}
 	if (rd32(p + 12) != FK_CAP_HEADER_SIZE) {

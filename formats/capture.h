@@ -21,7 +21,9 @@
 #include "formats/diag.h"
 
 #define FK_CAP_MAGIC "STKCAP01"
-#define FK_CAP_VERSION 1
+/* Version 2: chunks compressed with zstd; version 1 (zlib) is still read. */
+#define FK_CAP_VERSION 2
+#define FK_CAP_VERSION_OLDEST 1
 #define FK_CAP_HEADER_SIZE 64
 #define FK_CAP_CHUNK_MAGIC 0x4B4E4843u /* "CHNK" */
 #define FK_CAP_CHUNK_HEADER_SIZE 32
