@@ -260,7 +260,10 @@ for PY in $pythons; do
 		want_rc 0
 		want_clean "$cf" capture
 		f=$(meta "$cf" python_faults)
-		[ "${f:-0}" -ge 20 ] || problem "python_faults '${f:-}', expected ~a third of ~400 walks"
+		# A walk per signal delivered: ~100 in 0.4 s of CPU at a 250 Hz
+		# kernel tick, fewer on a loaded machine (one signal then stands for
+		# more periods); every third one faults.
+		[ "${f:-0}" -ge 5 ] || problem "python_faults '${f:-}', expected a third of the walks (~30 when idle)"
 		fold_py "$cf" "$T/fault.f"
 		w=$(pycheck shares "$T/fault.f" spin | cut -d' ' -f2)
 		[ "$w" = 100.0 ] || problem "no spin frames"
