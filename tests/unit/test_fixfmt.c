@@ -59,7 +59,7 @@ static void check(double v)
 			double back = copysign((double)r / p10[d], v);
 			double read = strtod(want, NULL);
 			if (memcmp(&back, &read, sizeof back) != 0)
-				fail_msg("%.*f of %a: r / 10^N is %a, strtod %a", (int)d, v, back, read);
+				fail_msg("%%.%uf of %a: r / 10^N is %a, strtod %a", d, v, back, read);
 		}
 	}
 	snprintf(want, sizeof want, "%.15g", v);
