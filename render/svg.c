@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/mem/events.h"
+#include "render/fixfmt.h"
 #include "render/utf8.h"
 #include "render/xml.h"
 
@@ -18,7 +19,7 @@ extern const char fk_asset_flamegraph_css[];
 
 void fk_perl_number(double v, char *buf, size_t n)
 {
-	snprintf(buf, n, "%.15g", v);
+	fk_g15(v, buf, n);
 	if (strcmp(buf, "-0") == 0)
 		snprintf(buf, n, "0");
 }
@@ -40,8 +41,23 @@ void fk_commas(const char *digits, char *buf, size_t n)
  * text of both ends, so widths must be derived the same way. */
 static double round1(double v, char *buf, size_t n)
 {
+	uint64_t r;
+	if (n >= FK_FIXED_TEXT_MAX && fk_fixed_scaled(v, 1, &r)) {
+		/* r / 10.0 is the double nearest the text, as strtod's is. */
+		fk_fixed_text(signbit(v) != 0, r, 1, buf);
+		return copysign((double)r / 10, v);
+	}
 	snprintf(buf, n, "%0.1f", v);
 	return strtod(buf, NULL);
+}
+
+/* Appends s at o (no NUL); returns the end: the pieces of one frame's
+ * lines are put together in one buffer and written with one fwrite. */
+static char *put(char *o, const char *s)
+{
+	size_t len = strlen(s);
+	memcpy(o, s, len);
+	return o + len;
 }
 
 static const char *annotation_free(const char *p, size_t *len)
@@ -83,10 +99,11 @@ static void write_header(FILE *out, const struct fk_flame_opts *o, double height
 static void write_text(FILE *out, const char *id, double x, double y, const char *extra,
 		       const char *text)
 {
-	char ys[32];
+	char ys[32], xs[48];
 	fk_perl_number(y, ys, sizeof ys);
-	fprintf(out, "<text %s%s%s x=\"%0.2f\" y=\"%s\" %s>", id ? "id=\"" : "", id ? id : "",
-		id ? "\"" : "", x, ys, extra ? extra : "");
+	fk_fixed(x, 2, xs, sizeof xs);
+	fprintf(out, "<text %s%s%s x=\"%s\" y=\"%s\" %s>", id ? "id=\"" : "", id ? id : "",
+		id ? "\"" : "", xs, ys, extra ? extra : "");
 	fk_xml_write_str(out, text, false);
 	fputs("</text>\n", out);
 }
@@ -181,12 +198,18 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 	 * Decimal counts and fractional --factor keep flamegraph.pl's %.0f. */
 	char samples[400], samples_txt[540]; /* %.0f of up to 1e308, with commas */
 	fk_u128 count;
-	if (f->exact && o->factor >= 1 && o->factor < 18446744073709551616.0 &&
-	    o->factor == floor(o->factor) &&
-	    !__builtin_mul_overflow(f->count, (fk_u128)o->factor, &count))
+	double samples_v; /* the double Perl reads back from the text */
+	bool exact = f->exact && o->factor >= 1 && o->factor < 18446744073709551616.0 &&
+		     o->factor == floor(o->factor) &&
+		     !__builtin_mul_overflow(f->count, (fk_u128)o->factor, &count);
+	if (exact)
 		fk_u128_format(count, samples);
 	else
 		snprintf(samples, sizeof samples, "%.0f", (f->end - f->start) * o->factor);
+	if (exact && count <= ((fk_u128)1 << 53))
+		samples_v = (double)count; /* exact: the text's value itself */
+	else
+		samples_v = strtod(samples, NULL);
 	fk_commas(samples, samples_txt, sizeof samples_txt);
 	fputs("<g >\n<title>", out);
 	if (root) {
@@ -199,14 +222,20 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 		fk_xml_write(out, name->p, len, true);
 		fputs(" (", out);
 		write_count(out, samples, samples_txt, o);
-		fprintf(out, ", %.2f%%", 100 * strtod(samples, NULL) / (timemax * o->factor));
+		char pct[400]; /* %.2f of up to 1.8e308 */
+		fk_fixed(100 * samples_v / (timemax * o->factor), 2, pct, sizeof pct);
+		fputs(", ", out);
+		fputs(pct, out);
+		fputc('%', out);
 		if (f->has_delta) {
 			double d = o->negate ? -f->delta : f->delta;
 			if (d == 0)
 				d = 0; /* no "-0.00%": Perl's deltas are integers */
 			char dp[64];
-			snprintf(dp, sizeof dp, "%.2f", 100 * d / (timemax * o->factor));
-			fprintf(out, "; %s%s%%", d > 0 ? "+" : "", dp);
+			fk_fixed(100 * d / (timemax * o->factor), 2, dp, sizeof dp);
+			fputs(d > 0 ? "; +" : "; ", out);
+			fputs(dp, out);
+			fputc('%', out);
 		}
 		fputc(')', out);
 	}
@@ -215,16 +244,40 @@ static void write_frame(FILE *out, const struct fk_layout *L, const struct fk_fr
 	char x1s[48], x2s[48], ws[48], ys[32], hs[48];
 	double rx1 = round1(x1, x1s, sizeof x1s);
 	double rx2 = round1(x2, x2s, sizeof x2s);
-	snprintf(ws, sizeof ws, "%0.1f", rx2 - rx1);
-	snprintf(hs, sizeof hs, "%0.1f", y2 - y1);
+	fk_fixed(rx2 - rx1, 1, ws, sizeof ws);
+	fk_fixed(y2 - y1, 1, hs, sizeof hs);
 	fk_perl_number(y1, ys, sizeof ys);
-	fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\" />\n",
-		x1s, ys, ws, hs, c.r, c.g, c.b);
+	char ty[32], tx[48], rgb[3][FK_U128_TEXT_MAX];
+	fk_perl_number(3 + (y1 + y2) / 2, ty, sizeof ty);
+	fk_fixed(x1 + 3, 2, tx, sizeof tx);
+	fk_u128_format(c.r, rgb[0]);
+	fk_u128_format(c.g, rgb[1]);
+	fk_u128_format(c.b, rgb[2]);
+	/* The <rect> line and the label's <text> tag: pieces of known size
+	 * (at most 48 bytes a number), in one write instead of printf's. */
+	char line[512], *p = line;
+	p = put(p, "<rect x=\"");
+	p = put(p, x1s);
+	p = put(p, "\" y=\"");
+	p = put(p, ys);
+	p = put(p, "\" width=\"");
+	p = put(p, ws);
+	p = put(p, "\" height=\"");
+	p = put(p, hs);
+	p = put(p, "\" fill=\"rgb(");
+	p = put(p, rgb[0]);
+	p = put(p, ",");
+	p = put(p, rgb[1]);
+	p = put(p, ",");
+	p = put(p, rgb[2]);
+	p = put(p, ")\" rx=\"2\" ry=\"2\" />\n<text  x=\"");
+	p = put(p, tx);
+	p = put(p, "\" y=\"");
+	p = put(p, ty);
+	p = put(p, "\" >");
+	fwrite(line, 1, (size_t)(p - line), out);
 
 	/* Label: as many characters as fit, cut with "..". */
-	char ty[32];
-	fk_perl_number(3 + (y1 + y2) / 2, ty, sizeof ty);
-	fprintf(out, "<text  x=\"%0.2f\" y=\"%s\" >", x1 + 3, ty);
 	double fit = (x2 - x1) / (o->fontsize * o->fontwidth);
 	size_t chars = fit >= 3 ? (fit < 1e15 ? (size_t)fit : (size_t)1e15) : 0;
 	if (chars >= 3 && !root) { /* flamegraph.pl leaves the root unlabelled */
@@ -262,8 +315,8 @@ void fk_svg_write_flame(FILE *out, const struct fk_layout *L, double timemax,
 	write_defs_style_script(out, o);
 
 	char w[32], h[32];
-	snprintf(w, sizeof w, "%0.1f", (double)o->width);
-	snprintf(h, sizeof h, "%0.1f", g.imageheight);
+	fk_fixed((double)o->width, 1, w, sizeof w);
+	fk_fixed(g.imageheight, 1, h, sizeof h);
 	fprintf(out, "<rect x=\"0.0\" y=\"0\" width=\"%s\" height=\"%s\" fill=\"url(#background)\"  />\n", w, h);
 	double mid = (double)(o->width / 2);
 	write_text(out, "title", mid, o->fontsize * 2, NULL, title_text(o));
