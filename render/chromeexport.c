@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/capture/liveblocks.h"
 #include "analysis/capture/slices.h"
 #include "formats/grow.h"
 #include "render/xml.h"
@@ -402,72 +403,36 @@ static void memory_event(struct writer *w, uint32_t tid, int64_t t, int device, 
 	put(w, "}}");
 }
 
-static int alloc_by_time(const void *x, const void *y)
-{
-	const struct fk_cap_alloc *a = *(const struct fk_cap_alloc *const *)x;
-	const struct fk_cap_alloc *b = *(const struct fk_cap_alloc *const *)y;
-	if (a->t_ns != b->t_ns)
-		return a->t_ns < b->t_ns ? -1 : 1;
-	return (a > b) - (a < b); /* stable: capture order */
-}
-
-struct live { uint64_t addr, bytes; }; /* addr 0: empty */
-
-static size_t live_home(uint64_t addr, size_t mask)
-{
-	return (size_t)((addr * 0x9E3779B97F4A7C15u) >> 20) & mask;
-}
-
-/* Removes slot i, shifting back the entries whose probe chain crosses it. */
-static void live_remove(struct live *l, size_t mask, size_t i)
-{
-	l[i].addr = 0;
-	for (size_t j = (i + 1) & mask; l[j].addr; j = (j + 1) & mask) {
-		size_t home = live_home(l[j].addr, mask);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			l[i] = l[j];
-			l[j].addr = 0;
-			i = j;
-		}
-	}
-}
-
 static bool host_memory(struct writer *w)
 {
 	const struct fk_capture *c = w->c;
 	if (!c->nallocs)
 		return true;
 	const struct fk_cap_alloc **order = malloc(c->nallocs * sizeof *order);
-	size_t mask = 1;
-	while (mask < c->nallocs * 2 + 16)
-		mask <<= 1;
-	struct live *live = calloc(mask, sizeof *live);
-	mask--;
-	if (!order || !live) {
+	struct fk_live_map live;
+	if (!fk_live_init(&live, c->nallocs) || !order) {
 		free(order);
-		free(live);
+		fk_live_free(&live);
 		return false;
 	}
 	for (size_t i = 0; i < c->nallocs; i++)
 		order[i] = &c->allocs[i];
-	qsort(order, c->nallocs, sizeof *order, alloc_by_time);
+	qsort(order, c->nallocs, sizeof *order, fk_cap_alloc_by_time);
 	int64_t total = 0;
 	for (size_t i = 0; i < c->nallocs; i++) {
 		const struct fk_cap_alloc *a = order[i];
 		if (!a->addr)
 			continue;
-		size_t slot = live_home(a->addr, mask);
-		while (live[slot].addr && live[slot].addr != a->addr)
-			slot = (slot + 1) & mask;
+		size_t slot = fk_live_find(&live, a->addr);
 		int64_t bytes;
 		if (a->kind == FK_CAP_ALLOC) {
 			bytes = (int64_t)a->size;
-			if (live[slot].addr) /* its free was lost: the old block is gone */
-				total -= (int64_t)live[slot].bytes;
-			live[slot] = (struct live){ a->addr, a->size };
-		} else if (live[slot].addr) {
-			bytes = -(int64_t)live[slot].bytes;
-			live_remove(live, mask, slot);
+			if (live.slot[slot].addr) /* its free was lost: the old block is gone */
+				total -= (int64_t)live.slot[slot].bytes;
+			live.slot[slot] = (struct fk_live_block){ a->addr, a->size };
+		} else if (live.slot[slot].addr) {
+			bytes = -(int64_t)live.slot[slot].bytes;
+			fk_live_remove(&live, slot);
 		} else {
 			w->st->unknown_frees++; /* allocated before the capture, or lost */
 			continue;
@@ -476,17 +441,8 @@ static bool host_memory(struct writer *w)
 		memory_event(w, a->tid, (int64_t)a->t_ns, -1, a->addr, bytes, total);
 	}
 	free(order);
-	free(live);
+	fk_live_free(&live);
 	return true;
-}
-
-static int gmem_by_time(const void *x, const void *y)
-{
-	const struct fk_cap_gpu_mem *a = *(const struct fk_cap_gpu_mem *const *)x;
-	const struct fk_cap_gpu_mem *b = *(const struct fk_cap_gpu_mem *const *)y;
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return (a > b) - (a < b);
 }
 
 /* GPU allocations and frees (CUPTI gives both sizes), on the thread that
@@ -507,7 +463,7 @@ static bool gpu_memory(struct writer *w)
 	for (size_t i = 0; i < c->ngmem; i++)
 		if (c->gmem[i].kind != FK_CAP_POOL)
 			order[n++] = &c->gmem[i];
-	qsort(order, n, sizeof *order, gmem_by_time);
+	qsort(order, n, sizeof *order, fk_cap_gmem_by_time);
 	for (size_t i = 0; i < n; i++) {
 		const struct fk_cap_gpu_mem *m = order[i];
 		size_t k = 0;

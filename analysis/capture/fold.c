@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/core/arena.h"
+#include "analysis/capture/liveblocks.h"
 #include "analysis/capture/model.h"
 #include "analysis/capture/windows.h"
 #include "analysis/sym/demangle.h"
@@ -709,28 +710,6 @@ bool fk_capture_each_sample(const struct fk_capture *c, const struct fk_cap_fold
 
 /* ---- the host heap ---- */
 
-static int by_time(const void *x, const void *y)
-{
-	const struct fk_cap_alloc *a = *(const struct fk_cap_alloc *const *)x;
-	const struct fk_cap_alloc *b = *(const struct fk_cap_alloc *const *)y;
-	if (a->t_ns != b->t_ns)
-		return a->t_ns < b->t_ns ? -1 : 1;
-	return (a > b) - (a < b); /* stable: capture order */
-}
-
-/* Live sizes by address, to give each free its size. */
-struct live {
-	uint64_t addr, bytes; /* addr 0: empty */
-};
-
-static size_t live_slot(struct live *l, size_t mask, uint64_t addr)
-{
-	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15u) >> 20) & mask;
-	while (l[i].addr && l[i].addr != addr)
-		i = (i + 1) & mask;
-	return i;
-}
-
 bool fk_capture_memory(const struct fk_capture *c, unsigned sym_flags,
 		       struct fk_mem_timeline *tl, struct fk_diag *d)
 {
@@ -743,16 +722,13 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 {
 	struct texts t;
 	const struct fk_cap_alloc **order = malloc((c->nallocs ? c->nallocs : 1) * sizeof *order);
-	size_t mask = 1;
-	while (mask < c->nallocs * 2 + 16)
-		mask <<= 1;
-	struct live *live = calloc(mask, sizeof *live);
-	mask--;
-	bool ok = order && live && texts_open(&t, c, o->sym_flags, &o->python, d);
+	struct fk_live_map live;
+	bool have_live = fk_live_init(&live, c->nallocs);
+	bool ok = order && have_live && texts_open(&t, c, o->sym_flags, &o->python, d);
 	for (size_t i = 0; ok && i < c->nallocs; i++)
 		order[i] = &c->allocs[i];
 	if (ok)
-		qsort(order, c->nallocs, sizeof *order, by_time);
+		qsort(order, c->nallocs, sizeof *order, fk_cap_alloc_by_time);
 	for (size_t i = 0; ok && i < c->nallocs; i++) {
 		const struct fk_cap_alloc *a = order[i];
 		struct fk_mem_event ev = { .t_ns = (int64_t)(a->t_ns + c->real_minus_mono),
@@ -760,32 +736,18 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 					   .device = FK_MEM_DEVICE_CPU, .address = a->addr };
 		if (a->addr == 0)
 			continue;
-		size_t slot = live_slot(live, mask, a->addr);
+		size_t slot = fk_live_find(&live, a->addr);
 		if (a->kind == FK_CAP_ALLOC) {
 			uint32_t len;
 			const char *text = node_text(&t, a->node, &len);
 			ev.action = FK_MEM_CREATE;
 			ev.bytes = (uint64_t)llround((double)a->size * sample_scale(c, a->size));
 			ev.stack = fk_mem_stack(tl, text, len);
-			live[slot] = (struct live){ a->addr, ev.bytes };
-		} else if (live[slot].addr) {
+			live.slot[slot] = (struct fk_live_block){ a->addr, ev.bytes };
+		} else if (live.slot[slot].addr) {
 			ev.action = FK_MEM_DESTROY;
-			ev.bytes = live[slot].bytes;
-			/* Backward-shift delete keeps the probe chains whole. */
-			size_t hole = slot, j = slot;
-			live[hole].addr = 0;
-			for (;;) {
-				j = (j + 1) & mask;
-				if (!live[j].addr)
-					break;
-				size_t home = (size_t)((live[j].addr * 0x9E3779B97F4A7C15u) >> 20) & mask;
-				if ((j > hole && (home <= hole || home > j)) ||
-				    (j < hole && home <= hole && home > j)) {
-					live[hole] = live[j];
-					live[j].addr = 0;
-					hole = j;
-				}
-			}
+			ev.bytes = live.slot[slot].bytes;
+			fk_live_remove(&live, slot);
 		} else {
 			/* Allocated before the capture, not sampled, outside the
 			 * capture windows (the shim records no such free, unless
@@ -830,23 +792,14 @@ bool fk_capture_memory_opts(const struct fk_capture *c, const struct fk_cap_fold
 	}
 	if (!ok)
 		fk_diag_error(d, "out of memory");
-	if (order && live)
+	if (order && have_live)
 		texts_close(&t);
 	free(order);
-	free(live);
+	fk_live_free(&live);
 	return ok;
 }
 
 /* ---- reserved GPU memory ---- */
-
-static int gmem_by_time(const void *x, const void *y)
-{
-	const struct fk_cap_gpu_mem *a = *(const struct fk_cap_gpu_mem *const *)x;
-	const struct fk_cap_gpu_mem *b = *(const struct fk_cap_gpu_mem *const *)y;
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return (a > b) - (a < b);
-}
 
 int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
 {
@@ -868,7 +821,7 @@ int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
 		for (size_t i = 0; i < c->ngmem; i++)
 			if (c->gmem[i].device == device)
 				order[k++] = &c->gmem[i];
-		qsort(order, n, sizeof *order, gmem_by_time);
+		qsort(order, n, sizeof *order, fk_cap_gmem_by_time);
 		/* Reserved: every pool's size, plus what was allocated outside pools. */
 		int64_t reserved = 0;
 		for (size_t i = 0; i < n; i++) {
