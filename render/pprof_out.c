@@ -134,6 +134,13 @@ int fk_pprof_write_profile(const struct fk_profile *p, const char *path, struct 
 	fk_pprof_comment(&w, fk_pprof_string(&w, comment, len < 0 ? 0
 							  : (size_t)len < sizeof comment ? (size_t)len
 							  : sizeof comment - 1));
+	if (p->loss && *p->loss) {
+		char said[1200];
+		len = snprintf(said, sizeof said, "incomplete input: %s", p->loss);
+		fk_pprof_comment(&w, fk_pprof_string(&w, said, len < 0 ? 0
+							    : (size_t)len < sizeof said ? (size_t)len
+							    : sizeof said - 1));
+	}
 	/* Frame f is function f + 1 and location f + 1, its name one string. */
 	for (uint32_t f = 0; f < nframes; f++) {
 		const struct fk_str *s = fk_strtab_get(&p->frames, f);

@@ -39,6 +39,9 @@ struct fk_profile {
 	struct fk_profile_type types[FK_PROFILE_MAX_TYPES];
 	size_t ntypes;
 	const char *name;      /* the input's name, for the viewers' titles */
+	/* What the inputs lost ("NAME: what; ..."), said in the file too; ""
+	 * or NULL when nothing was. */
+	const char *loss;
 	uint64_t sample_hz;    /* captures: the CPU sampling rate, 0 unknown */
 	int64_t start_ns, duration_ns; /* epoch ns of the start, and the span; 0 unknown */
 	/* Captures' samples in time order (speedscope: a timeline per

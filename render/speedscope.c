@@ -218,7 +218,13 @@ bool fk_speedscope_write(FILE *out, const struct fk_profile *p)
 		return false;
 	}
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":", out);
-	fk_json_string(out, p->name);
+	if (p->loss && *p->loss) { /* the title says it: the format has no field for notes */
+		char title[1200];
+		snprintf(title, sizeof title, "%s (incomplete: %s)", p->name, p->loss);
+		fk_json_string(out, title);
+	} else {
+		fk_json_string(out, p->name);
+	}
 	fputs(",\"exporter\":\"flamekit stackfold " FK_VERSION "\",\"activeProfileIndex\":0,"
 	      "\"shared\":{\"frames\":[", out);
 	for (uint32_t f = 0; f < p->frames.count; f++) {

@@ -170,12 +170,13 @@ static struct fk_profile_type input_type(const struct fk_stackfold_opts *o, enum
 static int write_profile(const struct fk_stackfold_opts *o, const struct fk_stacks *tables,
 			 bool multi, const struct fk_stacks *threads,
 			 const struct fk_stackfold_timeline *timeline,
-			 const struct fk_stackfold_found *first, const char *name, struct fk_diag *d)
+			 const struct fk_stackfold_found *first, const char *name, const char *loss,
+			 struct fk_diag *d)
 {
 	static const int order[] = { FK_METRIC_SELF_CPU, FK_METRIC_SAMPLES, FK_METRIC_SELF_CUDA,
 				     FK_METRIC_ALLOC_BYTES, FK_METRIC_ALLOC_COUNT,
 				     FK_METRIC_GPU_ALLOC_BYTES };
-	struct fk_profile p = { .name = name, .timeline = timeline };
+	struct fk_profile p = { .name = name, .loss = loss, .timeline = timeline };
 	if (first->kind == FK_KIND_CAPTURE) {
 		p.sample_hz = first->sample_hz;
 		p.start_ns = first->start_ns;
@@ -341,6 +342,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	size_t ntables = multi ? FK_STACKFOLD_NMETRICS : 1;
 	struct fk_stacks *main_table = multi ? &tables[FK_METRIC_SELF_CPU] : &tables[0];
 	struct fk_stackfold_found first = { 0 };
+	char loss[1024] = ""; /* what the inputs lost, for the profile formats' files */
 
 	struct fk_stacks gpu = { 0 }, sides[2];
 	memset(sides, 0, sizeof sides);
@@ -381,6 +383,10 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 		}
 		tv.capture |= found.capture;
 		tv.per_event |= found.per_event;
+		size_t said = strlen(loss);
+		if (status == FK_EXIT_OK && found.loss[0] && said < sizeof loss)
+			snprintf(loss + said, sizeof loss - said, "%s%s: %s", said ? "; " : "",
+				 fk_input_display_name(inputs[i]), found.loss);
 		if (i == 0)
 			first = found;
 		for (size_t k = 0; k < FK_STACKFOLD_NMETRICS; k++)
@@ -405,7 +411,7 @@ int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)
 	else if (status == FK_EXIT_OK && profile)
 		status = write_profile(o, tables, multi, fk_stacks_count(&threads) ? &threads : NULL,
 				       timeline.n ? &timeline : NULL, &first,
-				       profile_name(inputs[0]), d);
+				       profile_name(inputs[0]), loss, d);
 	else if (status == FK_EXIT_OK && !read.info)
 		status = write_folded(o, result, &stats, d);
 	fk_stackfold_timeline_free(&timeline);

@@ -200,4 +200,20 @@ expect_usage "--format text|csv|json shape a --table" "usage: --format csv witho
 	"$SF" --format csv "$agg"
 "$SF" --format folded "$T/int.txt" > "$T/f1" && "$SF" "$T/int.txt" > "$T/f2" && cmp -s "$T/f1" "$T/f2"
 check "--format folded is the default folded text" $?
+
+# ---- loss is said in the files too ----
+
+python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[len(d) // 2] ^= 0x40
+open(sys.argv[2], "wb").write(d)' "$shares" "$T/damaged.stackcap"
+"$SF" -q --format speedscope "$T/damaged.stackcap" > "$T/damaged.json" 2> /dev/null && python3 -c '
+import json, sys
+name = json.load(open(sys.argv[1]))["name"]
+assert name.startswith("damaged.stackcap (incomplete: ") and "damaged chunk" in name, name' "$T/damaged.json"
+check "speedscope: a damaged capture's loss is in the document's name" $?
+"$SF" -q --format pprof -o "$T/damaged.pb.gz" "$T/damaged.stackcap" 2> /dev/null &&
+	gzip -dc "$T/damaged.pb.gz" | grep -aq "incomplete input: .*damaged chunk"
+check "pprof: a damaged capture's loss is one of the profile's comments" $?
 done_testing
