@@ -113,7 +113,8 @@ static void push_frame(struct perf *s, const char *p, size_t n)
 		s->failed = true;
 		return;
 	}
-	memcpy(s->frames + s->len, p, n);
+	if (n) /* a name tidied to nothing: frames may still be NULL */
+		memcpy(s->frames + s->len, p, n);
 	s->len += n;
 	s->ends[s->nframes++] = s->len;
 }
@@ -131,7 +132,8 @@ static void end_sample(struct perf *s)
 	for (size_t i = s->nframes; i-- > 0;) { /* perf lists the leaf first */
 		size_t start = i ? s->ends[i - 1] : 0;
 		s->key[k++] = ';';
-		memcpy(s->key + k, s->frames + start, s->ends[i] - start);
+		if (s->ends[i] > start)
+			memcpy(s->key + k, s->frames + start, s->ends[i] - start);
 		k += s->ends[i] - start;
 	}
 	if (!s->e->sample(s->e->ctx, s->key, k, s->period))

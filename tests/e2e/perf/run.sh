@@ -65,6 +65,14 @@ printf 'prog 10 1.000001: 3 cycles: \n\t1000 a-b->c-->d (/bin/x)\n\t1001 Foo.lam
 [ "$(cat "$T/out")" = 'prog;x;plain;Foo.lambda.(Ljava/Obj:).run(int);a-b;c-_[i];d_[i] 3' ]
 check "perf script: '->' and '.(...).' found in names as the script finds them" $?
 
+# A name tidied to nothing (a lone quote) as a sample's first frame, and
+# after another: an empty frame, as stackcollapse-perf.pl prints it (checked
+# with the script). Found by fuzz_capture (pointer arithmetic on no frames).
+printf 'proc 123 1.0: 1 cycles:\n\t1a2b \047 (mod)\n\nproc 123 2.0: 1 cycles:\n\t1a2b " (mod)\n\t1a2c main (mod)\n\n' > "$T/empty.txt"
+"$SF" -q --input=perf "$T/empty.txt" > "$T/out"
+[ "$(cat "$T/out")" = "$(printf 'proc; 1\nproc;main; 1')" ]
+check "perf script: a frame whose name tidies to nothing, as the script folds it" $?
+
 # Bad input: the unrecognized line is reported where it is, and skipped.
 "$SF" "$here/edge.perf.txt" > /dev/null 2> "$T/err"
 rc=$?
