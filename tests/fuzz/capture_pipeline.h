@@ -13,10 +13,10 @@
 #include "fuzz_common.h"
 
 /* One of the things the commands do with a capture, chosen by op (a byte
- * of the input): a fold for one metric (op % 6, with options from other
- * bits), or the host heap replayed as memory events. One per run, not all
- * of them: a run then costs a seventh, and libFuzzer's coverage still
- * reaches each as the byte mutates. The info summary always. */
+ * of the input): a fold for one metric (with options from other bits), the
+ * host heap replayed as memory events, or the info summary. One per run,
+ * not all of them: a run then costs a fraction, and libFuzzer's coverage
+ * still reaches each as the byte mutates. */
 static void fuzz_capture_pipeline(const void *data, size_t size, uint8_t op, struct fk_diag *d)
 {
 	struct fk_input in;
@@ -32,9 +32,12 @@ static void fuzz_capture_pipeline(const void *data, size_t size, uint8_t op, str
 	 * their symbols and DWARF (libdwfl) costs as much as thousands of runs. */
 	const unsigned sym = FK_SYM_NO_FILES;
 	const int nmetrics = FK_METRIC_GPU_ALLOC_BYTES + 1;
-	if (op % (nmetrics + 1) < nmetrics) {
+	const int which = op % (nmetrics + 2);
+	if (which == nmetrics + 1) {
+		fk_capture_info(fuzz_null(), "fuzz", &c);
+	} else if (which < nmetrics) {
 		struct fk_stacks s = { 0 };
-		struct fk_cap_fold_opts o = { .metric = (enum fk_cap_metric)(op % (nmetrics + 1)),
+		struct fk_cap_fold_opts o = { .metric = (enum fk_cap_metric)which,
 					      .threads = op & 0x10, .nvtx = op & 0x20,
 					      .no_kernel_frames = op & 0x40, .sym_flags = sym };
 		fk_capture_fold(&c, &o, &s, d);
@@ -51,7 +54,6 @@ static void fuzz_capture_pipeline(const void *data, size_t size, uint8_t op, str
 		}
 		fk_mem_free(&tl);
 	}
-	fk_capture_info(fuzz_null(), "fuzz", &c);
 	fk_capture_free(&c);
 }
 

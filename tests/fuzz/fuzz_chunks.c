@@ -20,7 +20,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The deflate state of the zlib chunks, made once and reset per chunk:
- * compress2() would allocate and free some 270 KiB of it per chunk. */
+ * compress2() would allocate and free some 270 KiB of it per chunk. The
+ * smallest window and hash (512 bytes, memLevel 1): a reset clears the hash,
+ * and any window is one the reader's inflate takes. */
 static z_stream deflater;
 static bool deflater_ok;
 
@@ -38,7 +40,7 @@ static void encode_zlib(struct fk_cap_buf *file, uint8_t type, uint64_t seq,
 {
 	static uint8_t packed[0x10000 + 1024]; /* > deflateBound(65535 bytes) */
 	if (!deflater_ok)
-		deflater_ok = deflateInit(&deflater, 1) == Z_OK;
+		deflater_ok = deflateInit2(&deflater, 1, Z_DEFLATED, 9, 1, Z_DEFAULT_STRATEGY) == Z_OK;
 	if (!deflater_ok || deflateReset(&deflater) != Z_OK)
 		abort();
 	deflater.next_in = (Bytef *)payload;
