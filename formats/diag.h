@@ -23,7 +23,7 @@ enum { FK_EXIT_OK = 0, FK_EXIT_BAD_INPUT = 1, FK_EXIT_USAGE = 2 };
  * in input order once line numbers are known. */
 struct fk_diag_held {
 	uint64_t line;
-	char why[120];
+	char why[256]; /* room for "Unrecognized line: " and 200 bytes of it */
 };
 
 struct fk_diag {

@@ -37,6 +37,7 @@ struct perf {
 	const char *filter; /* the event kept; NULL until the first one */
 	char *filter_own;
 	bool defaulted, warned;
+	struct fk_perf_part *part; /* a part of a file (fk_perf_read_part), or NULL */
 	bool in_sample;       /* $pname is defined */
 	/* A frame line's names, held while --srcline reads their source lines;
 	 * rows are added as lines need them (most lines hold one name). */
@@ -339,7 +340,21 @@ static void frame(struct perf *s, const char *pc, size_t pclen, const char *f, s
 
 /* ---- lines ---- */
 
-static void header(struct perf *s, const char *line, size_t len)
+/* "Filtering for events of type" once, at the first sample of another
+ * event: a part's reader holds it (its line, the event) for the caller to
+ * print in order. */
+static void note_filter(struct perf *s, const char *event, size_t el, uint64_t lineno)
+{
+	if (!s->part) {
+		fk_diag_note_as_is(s->d, "Filtering for events of type: %.*s", (int)el, event);
+		return;
+	}
+	s->part->note_line = lineno;
+	s->part->note_event = strndup(event, el);
+	s->failed |= s->part->note_event == NULL;
+}
+
+static void header(struct perf *s, const char *line, size_t len, uint64_t lineno)
 {
 	size_t cl, pl, tl;
 	const char *comm = group(&s->header, line, 1, &cl);
@@ -358,7 +373,7 @@ static void header(struct perf *s, const char *line, size_t len)
 			s->defaulted = true;
 		} else if (strlen(s->filter) != el || memcmp(s->filter, event, el) != 0) {
 			if (s->defaulted && !s->warned) {
-				fk_diag_note_as_is(s->d, "Filtering for events of type: %.*s", (int)el, event);
+				note_filter(s, event, el, lineno);
 				s->warned = true;
 			}
 			return; /* a sample of another event: its lines are skipped */
@@ -430,7 +445,7 @@ static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
 	/* The header pattern starts with \S: indented lines are frames. */
 	bool indented = line[0] == ' ' || line[0] == '\t';
 	if (!indented && match(&s->header, line, len)) {
-		header(s, line, len);
+		header(s, line, len, lineno);
 	} else if (frame_fast(line, len, &pc, &pclen, &f, &fl, &mod, &ml)) {
 		if (s->in_sample)
 			frame(s, pc, pclen, f, fl, mod, ml);
@@ -448,30 +463,116 @@ static bool on_line(void *ctx, const char *line, size_t len, uint64_t lineno)
 	return !s->failed;
 }
 
+static bool start(struct perf *s, struct fk_diag *d)
+{
+	if (compile(&s->header, PAT_HEADER) && compile(&s->event, PAT_EVENT) &&
+	    compile(&s->frame, PAT_FRAME))
+		return true;
+	fk_diag_error(d, "out of memory");
+	return false;
+}
+
+static void finish(struct perf *s)
+{
+	release(&s->header);
+	release(&s->event);
+	release(&s->frame);
+	free(s->filter_own);
+	free(s->names);
+	free(s->frames);
+	free(s->ends);
+	free(s->key);
+}
+
 enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts *o,
 				  const struct fk_perf_emit *e, struct fk_diag *d)
 {
 	struct perf s = { .o = o, .e = e, .d = d, .filter = o->event_filter, .name = in->name };
 	enum fk_input_result res = FK_INPUT_ERROR;
-	if (!compile(&s.header, PAT_HEADER) || !compile(&s.event, PAT_EVENT) ||
-	    !compile(&s.frame, PAT_FRAME)) {
-		fk_diag_error(d, "out of memory");
-		goto out;
-	}
-	res = fk_input_read_lines(in, on_line, &s, d);
-	if (s.failed) {
-		fk_diag_error(d, "%s: out of memory, or a sum past 128 bits", s.name);
-		res = FK_INPUT_ERROR;
+	if (start(&s, d)) {
+		res = fk_input_read_lines(in, on_line, &s, d);
+		if (s.failed) {
+			fk_diag_error(d, "%s: out of memory, or a sum past 128 bits", s.name);
+			res = FK_INPUT_ERROR;
+		}
 	}
 	/* A sample with no blank line after it is dropped, as the script does. */
-out:
-	release(&s.header);
-	release(&s.event);
-	release(&s.frame);
-	free(s.filter_own);
-	free(s.names);
-	free(s.frames);
-	free(s.ends);
-	free(s.key);
+	finish(&s);
+	return res;
+}
+
+/* ---- a file in parts ---- */
+
+size_t fk_perf_split(const char *p, size_t n, unsigned parts, size_t *starts)
+{
+	size_t count = 0;
+	starts[count++] = 0;
+	for (unsigned i = 1; i < parts; i++) {
+		size_t at = (size_t)((unsigned __int128)n * i / parts);
+		if (at <= starts[count - 1])
+			continue;
+		const char *blank = memmem(p + at - 1, n - (at - 1), "\n\n", 2);
+		if (!blank)
+			break;
+		size_t next = (size_t)(blank - p) + 2;
+		if (next < n)
+			starts[count++] = next;
+	}
+	starts[count] = n;
+	return count;
+}
+
+struct first_event {
+	struct perf s;
+	char *event;
+	bool failed;
+};
+
+static bool look_for_event(void *ctx, const char *line, size_t len, uint64_t lineno)
+{
+	struct first_event *f = ctx;
+	(void)lineno;
+	/* What on_line takes for a sample header (no --srcline here). */
+	if (len == 0 || line[0] == '#' || line[0] == ' ' || line[0] == '\t' ||
+	    !match(&f->s.header, line, len) || !match(&f->s.event, line, len))
+		return true;
+	size_t el;
+	const char *event = group(&f->s.event, line, 2, &el);
+	f->event = strndup(event, el);
+	f->failed = f->event == NULL;
+	return false;
+}
+
+bool fk_perf_first_event(const char *p, size_t n, char **event)
+{
+	struct fk_diag quiet;
+	fk_diag_init(&quiet, NULL);
+	quiet.quiet = true;
+	struct first_event f = { .event = NULL };
+	bool ok = start(&f.s, &quiet);
+	if (ok) {
+		uint64_t lines;
+		fk_input_buffer_lines(p, n, "", 0, look_for_event, &f, &quiet, &lines);
+		ok = !f.failed;
+	}
+	finish(&f.s);
+	*event = f.event;
+	return ok;
+}
+
+enum fk_input_result fk_perf_read_part(const char *name, const struct fk_perf_opts *o,
+				       const struct fk_perf_emit *e, struct fk_perf_part *part,
+				       struct fk_diag *d)
+{
+	struct perf s = { .o = o, .e = e, .d = d, .name = name, .part = part,
+			  .filter = o->event_filter ? o->event_filter : part->filter,
+			  .defaulted = !o->event_filter && part->filter };
+	part->lines = 0;
+	part->failed = false;
+	enum fk_input_result res = FK_INPUT_ERROR;
+	if (start(&s, d))
+		res = fk_input_buffer_lines(part->p, part->n, name, 0, on_line, &s, d, &part->lines);
+	part->failed = s.failed;
+	finish(&s);
 	return res;
 }

@@ -43,4 +43,38 @@ struct fk_perf_emit {
 enum fk_input_result fk_perf_read(struct fk_input *in, const struct fk_perf_opts *o,
 				  const struct fk_perf_emit *e, struct fk_diag *d);
 
+/* ---- a mapped file read in parts (by several threads) ----
+ * A blank line ends every sample and leaves nothing behind but the event
+ * filter, so text split after blank lines reads as the whole file does,
+ * given the file's first event. Not with --srcline or --inline (their
+ * state crosses samples, or is shared). */
+
+/* Start offsets of up to parts pieces of p[0..n), each after the first
+ * starting after a blank line ("\n\n"): starts[0..count), then
+ * starts[count] = n. Returns count (1 when no blank line is found). */
+size_t fk_perf_split(const char *p, size_t n, unsigned parts, size_t *starts);
+
+/* The event of the file's first sample header that has one (what the
+ * script filters for by default), malloc'd into *event; NULL when there is
+ * none. false when out of memory. */
+bool fk_perf_first_event(const char *p, size_t n, char **event);
+
+struct fk_perf_part {
+	const char *p;       /* the part's bytes */
+	size_t n;
+	const char *filter;  /* fk_perf_first_event's answer (when no --event-filter) */
+	/* out */
+	uint64_t lines;      /* lines read: the next part's line numbers follow */
+	uint64_t note_line;  /* "Filtering for events of type: EVENT": its line in the
+				part (0: none), for the caller to print in order */
+	char *note_event;    /* malloc'd; the caller frees it */
+	bool failed;         /* out of memory, or a sum past 128 bits */
+};
+
+/* Reads one part as fk_perf_read reads a file, line numbers from 1; d is
+ * usually a deferred diag (fk_diag_defer), replayed in order by the caller. */
+enum fk_input_result fk_perf_read_part(const char *name, const struct fk_perf_opts *o,
+				       const struct fk_perf_emit *e, struct fk_perf_part *part,
+				       struct fk_diag *d);
+
 #endif

@@ -85,6 +85,42 @@ check "an unrecognized line with --strict: exit 1" $?
 [ $? = 2 ]
 check "--input=nonsense: usage error" $?
 
+# A large file is read in parts by several threads, split after blank
+# lines (analysis/stackfold/perf.c): output, messages and their line
+# numbers, the filter note and --strict's stop are the same for any thread
+# count. Two files past the 32 MB that parts need, each with the edge cases
+# at its start, middle and end: in "late" the first event (cpu-clock) is
+# another than the middle's, so the filter note comes from a later part.
+{ cat "$here/edge.perf.txt"; echo; i=0; while [ $i -lt 100 ]; do cat "$root/samples/perf/cpu_shares.perf.txt"; i=$((i + 1)); done
+  cat "$here/edge.perf.txt"; echo; i=0; while [ $i -lt 100 ]; do cat "$root/samples/perf/cpu_shares.perf.txt"; i=$((i + 1)); done
+  cat "$here/edge.perf.txt"; } > "$T/early.perf.txt"
+{ i=0; while [ $i -lt 120 ]; do cat "$root/samples/perf/cpu_shares.perf.txt"; i=$((i + 1)); done
+  cat "$here/edge.perf.txt"; echo; i=0; while [ $i -lt 80 ]; do cat "$root/samples/perf/cpu_shares.perf.txt"; i=$((i + 1)); done
+  cat "$here/edge.perf.txt"; } > "$T/late.perf.txt"
+for f in early late; do
+	for opts in "" "--strict" "--event-filter=cycles" "--tid --all"; do
+		FLAMEKIT_THREADS=1 "$SF" --input=perf $opts "$T/$f.perf.txt" > "$T/one.out" 2> "$T/one.err"
+		rc1=$?
+		same=yes
+		for t in 2 3 5; do
+			FLAMEKIT_THREADS=$t "$SF" --input=perf $opts "$T/$f.perf.txt" > "$T/par.out" 2> "$T/par.err"
+			rc=$?
+			{ [ $rc = $rc1 ] && cmp -s "$T/one.out" "$T/par.out" && cmp -s "$T/one.err" "$T/par.err"; } || same="no (FLAMEKIT_THREADS=$t)"
+		done
+		[ "$same" = yes ] && [ -s "$T/one.err" ]
+		check "perf script in parts ($f ${opts:-default}): output, messages and exit status as one thread's; $same" $?
+	done
+done
+# What those messages are: bad lines in the middle and last parts with their
+# line numbers in the whole file, and the note (naming, as the script does,
+# the event of the first sample it skips) once.
+FLAMEKIT_THREADS=2 "$SF" --input=perf "$T/late.perf.txt" > /dev/null 2> "$T/err"
+n_before=$(( $(wc -l < "$root/samples/perf/cpu_shares.perf.txt") * 120 ))
+grep -q "late.perf.txt:$((n_before + 23)): Unrecognized line:    this line is not perf output" "$T/err" &&
+	[ "$(grep -c 'Unrecognized line' "$T/err")" = 2 ] &&
+	[ "$(grep -c "^Filtering for events of type: cycles$" "$T/err")" = 1 ]
+check "perf script in parts: a later part's bad lines numbered in the whole file, the note once" $?
+
 pl=${STACKCOLLAPSE_PERF:-}
 if [ -z "$pl" ]; then
 	skip "identical to stackcollapse-perf.pl on FlameGraph's perf tests" "STACKCOLLAPSE_PERF is not set"
