@@ -48,7 +48,7 @@ SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c
 	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
-SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default $(WARN) -MMD -MP \
+SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default -fno-omit-frame-pointer $(WARN) -MMD -MP \
 	      $(if $(HAVE_CUPTI),-I$(CUDA_HOME)/include) $(CFLAGS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 BINS     := $(COMMANDS:%=$(BUILD)/%)

@@ -162,7 +162,9 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 	ts->in_tracer = 1;
 	uint64_t ips[MAX_IPS];
 	/* Skipped: shim_unwind_here, record and the hook itself. */
-	uint32_t nframes = type == REC_ALLOC ? shim_stack_here(ips, 3) : 0;
+	uint32_t nframes = type != REC_ALLOC	      ? 0
+			   : shim_cfg.frame_pointers ? shim_fp_stack_here(ips)
+						     : shim_stack_here(ips, 3);
 	uint32_t size = (uint32_t)(sizeof(struct rec_alloc) + nframes * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_alloc *r = (struct rec_alloc *)reserve_waiting(ts, size, type, &tail);

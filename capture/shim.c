@@ -320,6 +320,22 @@ uint32_t shim_stack_here(uint64_t *ips, uint32_t skip)
 	return py_walk(ips, shim_unwind_here(ips, MAX_FRAMES, skip), MAX_IPS);
 }
 
+uint32_t shim_fp_stack_here(uint64_t *ips)
+{
+	const struct thread_state *ts = shim_thread;
+	if (!ts || !self_hi || !ts->stack_hi)
+		return shim_stack_here(ips, 3);
+	uint64_t raw[MAX_FRAMES + 16];
+	uint32_t got = walk_frame_pointers(ts, (uintptr_t)__builtin_frame_address(0), raw, 0,
+					   MAX_FRAMES + 16);
+	uint32_t i = 0, n = 0;
+	while (i < got && raw[i] >= self_lo && raw[i] < self_hi) /* the hook's own frames */
+		i++;
+	for (; i < got && n < MAX_FRAMES; i++)
+		ips[n++] = raw[i];
+	return py_walk(ips, n, MAX_IPS);
+}
+
 static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n, uint32_t weight)
 {
 	uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));

@@ -161,6 +161,11 @@ uint32_t shim_unsampled_stack(struct thread_state *ts, uint64_t cpu_ns, uint64_t
 /* The same (at most MAX_FRAMES), then the thread's Python frames: room
  * for MAX_IPS. */
 uint32_t shim_stack_here(uint64_t *ips, uint32_t skip);
+/* The same by frame pointers, for --fp's allocation hooks: the program
+ * keeps them (its promise) and so does the shim (built with them); frames
+ * of code without them are lost, as in --fp's samples. Not for callbacks
+ * from libraries that keep none (CUDA's): shim_stack_here. */
+uint32_t shim_fp_stack_here(uint64_t *ips);
 
 /* The pseudo-address of a sample's "[signal blocked]" stack: CPU time the
  * timer counted while the thread blocked the sampling signal. */
