@@ -424,6 +424,58 @@ static void test_sorted_value_exact(void **state)
 	free(ids);
 }
 
+/* Tables big enough to be sorted as two halves on two threads (and merged):
+ * every order comes out a permutation in which each neighbour pair is in
+ * order, prefixes (a stack and its callers) included. */
+static void test_sorted_big_tables(void **state)
+{
+	(void)state;
+	struct fk_stacks s = { 0 };
+	uint64_t rng = 12345;
+	char stack[96], value[24];
+	for (unsigned i = 0; i < 40000; i++) {
+		rng = rng * 6364136223846793005u + 1442695040888963407u;
+		unsigned r = (unsigned)(rng >> 33);
+		/* shared prefixes, and stacks that are prefixes of others */
+		snprintf(stack, sizeof stack, "main;run;step%u;op%u%s", r % 7, r % 5000,
+			 r % 3 ? ";kernel" : "");
+		snprintf(value, sizeof value, "%u", r % 97);
+		add1(&s, stack, value);
+	}
+	uint32_t n = fk_stacks_count(&s);
+	assert_true(n > 8192 * 2);
+	const enum fk_stacks_order orders[] = { FK_ORDER_STACK, FK_ORDER_FLAME, FK_ORDER_VALUE };
+	for (size_t o = 0; o < 3; o++) {
+		uint32_t *ids = fk_stacks_sorted(&s, orders[o]);
+		assert_non_null(ids);
+		char *seen = calloc(n, 1);
+		assert_non_null(seen);
+		for (uint32_t i = 0; i < n; i++) {
+			assert_true(ids[i] < n && !seen[ids[i]]);
+			seen[ids[i]] = 1;
+			if (i == 0)
+				continue;
+			const struct fk_str *a = key(&s, ids[i - 1]), *b = key(&s, ids[i]);
+			size_t m = a->len < b->len ? a->len : b->len;
+			int c = memcmp(a->p, b->p, m);
+			int bytes = c ? c : a->len < b->len ? -1 : 1;
+			if (orders[o] == FK_ORDER_VALUE) {
+				int v = fk_num_cmp(s.sums[ids[i - 1]].value, s.sums[ids[i]].value);
+				assert_true(v > 0 || (v == 0 && bytes < 0));
+			} else if (orders[o] == FK_ORDER_STACK || c) {
+				assert_true(bytes < 0);
+			} else { /* flame, one a prefix of the other: ' ' then the value sorts */
+				const struct fk_str *longer = a->len > b->len ? a : b;
+				bool space_first = (unsigned char)longer->p[m] > ' ';
+				assert_true((a->len < b->len) == space_first);
+			}
+		}
+		free(seen);
+		free(ids);
+	}
+	fk_stacks_free(&s);
+}
+
 /* ---- fold --------------------------------------------------------------- */
 
 static void test_strip_addresses(void **state)
@@ -667,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_orders),
 		cmocka_unit_test(test_sorted_flame_more),
 		cmocka_unit_test(test_sorted_value_exact),
+		cmocka_unit_test(test_sorted_big_tables),
 		cmocka_unit_test(test_strip_addresses),
 		cmocka_unit_test(test_fold_root_and_strip),
 		cmocka_unit_test(test_fold_reverse),
