@@ -40,6 +40,8 @@ uint32_t py_line(const uint8_t *table, size_t len, uint32_t firstlineno, uint32_
 {
 	if (lasti == PY_LASTI_START)
 		return firstlineno;
+	if (!table) /* no copy of the table was had */
+		return 0;
 	const uint8_t *p = table, *end = table + len;
 	int64_t line = firstlineno;
 	uint64_t addr = 0;
