@@ -568,7 +568,6 @@ enum fk_input_result fk_perf_read_part(const char *name, const struct fk_perf_op
 			  .filter = o->event_filter ? o->event_filter : part->filter,
 			  .defaulted = !o->event_filter && part->filter };
 	part->lines = 0;
-	part->failed = false;
 	enum fk_input_result res = FK_INPUT_ERROR;
 	if (start(&s, d))
 		res = fk_input_buffer_lines(part->p, part->n, name, 0, on_line, &s, d, &part->lines);
