@@ -86,9 +86,10 @@ void fk_mem_free(struct fk_mem_timeline *tl);
 /* Appends one event; false when out of memory. */
 bool fk_mem_add(struct fk_mem_timeline *tl, const struct fk_mem_event *ev);
 
-/* Appends all of src's events to dst (src has no stacks: a reader's
- * private part of one file). false when out of memory. */
-bool fk_mem_append(struct fk_mem_timeline *dst, const struct fk_mem_timeline *src);
+/* Adds all of src's events to the end of dst (src has no stacks: a
+ * reader's private part of one file); src is then only fit to be freed:
+ * an empty dst takes its arrays as they are. false when out of memory. */
+bool fk_mem_append(struct fk_mem_timeline *dst, struct fk_mem_timeline *src);
 
 /* Interns a stack text (frames root first, ';'-separated); its id for
  * fk_mem_event.stack (never 0). */

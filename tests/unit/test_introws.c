@@ -81,6 +81,46 @@ static void test_lex_every_cut_asks_for_more(void **state)
 	assert_true(v[0] == -12 && v[3] == INT64_MAX);
 }
 
+/* Numbers of every length from 1 to 19 digits, followed by each byte that
+ * borders the digits ('/' and ':'), a high byte, or by more row: each lexed
+ * as strtoll reads it (the lexer reads eight digits at a time where it
+ * can, so every length and every place of the end in a word matters). */
+static void test_lex_numbers_of_every_length(void **state)
+{
+	(void)state;
+	static const char *const after[] = { ", 0, 0, 0]", "/, 0, 0, 0]", ":, 0, 0, 0]",
+					     "\xc3, 0, 0, 0]", " ,0,0,0]" };
+	unsigned seed = 12345;
+	for (int len = 1; len <= 19; len++) {
+		for (int trial = 0; trial < 200; trial++) {
+			char digits[24];
+			for (int i = 0; i < len; i++) {
+				seed = seed * 1103515245u + 12345u;
+				digits[i] = (char)('0' + (seed >> 16) % 10);
+			}
+			if (len > 1 && digits[0] == '0')
+				digits[0] = '1' + (char)(trial % 9);
+			if (len == 19 && digits[0] > '8')
+				digits[0] = '8'; /* within int64_t */
+			digits[len] = '\0';
+			for (size_t a = 0; a < sizeof after / sizeof *after; a++) {
+				char row[64];
+				snprintf(row, sizeof row, "[%s%s%s", trial % 2 ? "-" : "", digits, after[a]);
+				int64_t v[4];
+				size_t used;
+				enum fk_introw_result r = lex(row, v, 4, &used);
+				if (a == 0 || a == 4) {
+					long long want = strtoll(row + 1, NULL, 10);
+					if (r != FK_INTROW_OK || v[0] != want)
+						fail_msg("%s: %d, %lld", row, (int)r, (long long)v[0]);
+				} else if (r != FK_INTROW_OTHER) {
+					fail_msg("%s: not left to the parser", row);
+				}
+			}
+		}
+	}
+}
+
 /* ---- the reader ---- */
 
 struct events {
@@ -305,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_lex_rows),
 		cmocka_unit_test(test_lex_leaves_the_rest_to_the_parser),
 		cmocka_unit_test(test_lex_every_cut_asks_for_more),
+		cmocka_unit_test(test_lex_numbers_of_every_length),
 		cmocka_unit_test(test_reader_pieces_give_the_same_events),
 		cmocka_unit_test(test_reader_errors_in_any_pieces),
 	};
