@@ -427,6 +427,42 @@ static void test_sorted_value_exact(void **state)
 /* Tables big enough to be sorted as two halves on two threads (and merged):
  * every order comes out a permutation in which each neighbour pair is in
  * order, prefixes (a stack and its callers) included. */
+/* Flame order is the order of the lines "stack VALUE" as flamegraph.pl
+ * sorts them, also where a longer stack goes on with bytes below ';' (a
+ * space, a tab, digits): 20k stacks, small and large tables alike. */
+static void test_flame_order_is_line_order(void **state)
+{
+	(void)state;
+	static const char *const tails[] = { "", " x", "\tt", "0", " 1", "  ", ";k", "9 9", "(1)" };
+	for (unsigned n = 40; n <= 20000; n *= 500) {
+		struct fk_stacks s = { 0 };
+		uint64_t rng = 99;
+		for (unsigned i = 0; i < n; i++) {
+			rng = rng * 6364136223846793005u + 1442695040888963407u;
+			unsigned r = (unsigned)(rng >> 33);
+			char stack[64], value[24];
+			snprintf(stack, sizeof stack, "main;op%u%s", r % (n / 4), tails[r / 7 % 9]);
+			snprintf(value, sizeof value, "%u", r % 13);
+			add1(&s, stack, value);
+		}
+		uint32_t count = fk_stacks_count(&s);
+		uint32_t *ids = fk_stacks_sorted(&s, FK_ORDER_FLAME);
+		assert_non_null(ids);
+		char prev[96] = "", line[96];
+		for (uint32_t i = 0; i < count; i++) {
+			const struct fk_str *k = key(&s, ids[i]);
+			char value[FK_NUM_TEXT_MAX + 1];
+			value[fk_num_format(s.sums[ids[i]].value, value)] = '\0';
+			snprintf(line, sizeof line, "%.*s %s", (int)k->len, k->p, value);
+			if (i > 0 && strcmp(prev, line) >= 0)
+				fail_msg("%u stacks: \"%s\" sorted before \"%s\"", count, prev, line);
+			memcpy(prev, line, sizeof line);
+		}
+		free(ids);
+		fk_stacks_free(&s);
+	}
+}
+
 static void test_sorted_big_tables(void **state)
 {
 	(void)state;
@@ -719,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_orders),
 		cmocka_unit_test(test_sorted_flame_more),
 		cmocka_unit_test(test_sorted_value_exact),
+		cmocka_unit_test(test_flame_order_is_line_order),
 		cmocka_unit_test(test_sorted_big_tables),
 		cmocka_unit_test(test_strip_addresses),
 		cmocka_unit_test(test_fold_root_and_strip),
