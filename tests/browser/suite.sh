@@ -108,6 +108,26 @@ for t in $(cut -d';' -f1 "$B/shares.strip.threads.txt" | LC_ALL=C sort -u); do
 	set -- "$@" "$B/shares.strip.$t.txt"
 done
 speedscope "browser: speedscope shows --strip-addresses' threads as sampled profiles of their sums" "$@"
+
+# stackcap export --chrome in a real viewer that runs headless: speedscope
+# imports Chrome traces ("Trace Event Format"), one profile per thread from
+# its nested slices; each must hold that thread's folded CPU time in all
+# ([unsampled] and [signal blocked] charges too, which the export draws).
+# Frames are not compared here: speedscope adds ts and dur in binary
+# floating point, so of two slices that abut exactly (ts 182966.179, dur
+# 11011.011; next ts 193977.19) the first can end a ulp late and take the
+# next as its child. The trace reader's round trip checks the frames
+# (tests/e2e/export, b.), and validate.py the nesting, in exact decimals.
+"$BUILD/stackcap" export -q --chrome "$B/shares.trace.json" "$cap/cpu_shares.stackcap"
+"$SF" -q --threads "$cap/cpu_shares.stackcap" > "$B/shares.trace.threads.txt"
+set -- "$B/shares.trace.json"
+for t in $(cut -d';' -f1 "$B/shares.trace.threads.txt" | sort -u -t- -k2,2n); do
+	grep "^$t;" "$B/shares.trace.threads.txt" | sed 's/^[^;]*;//' > "$B/shares.trace.$t.txt"
+	set -- "$@" "$B/shares.trace.$t.txt"
+done
+export SPEEDSCOPE_IMPORTER='Trace Event Format profile' SPEEDSCOPE_TOTALS_ONLY=1
+speedscope "browser: speedscope opens stackcap export --chrome: a profile per thread, its folded CPU time" "$@"
+unset SPEEDSCOPE_IMPORTER SPEEDSCOPE_TOTALS_ONLY
 "$SF" -q --format speedscope "$cap/alloc_pattern.stackcap" > "$B/alloc.json"
 set -- "$B/alloc.json"
 for m in self_cpu_time_total samples alloc_bytes alloc_count; do
