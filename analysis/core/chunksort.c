@@ -92,8 +92,9 @@ static void insertion_sort(const struct sorter *s, uint32_t *ids, size_t n, size
 
 static size_t random_below(struct sorter *s, size_t n)
 {
-	/* xorshift64: pivots no input order can predict, the same every run
-	 * (the result does not depend on them, only the time). */
+	/* xorshift64: pivots that do not follow the input's order (sorted or
+	 * reversed input is no worst case), the same every run (the result
+	 * does not depend on them, only the time). */
 	s->rand ^= s->rand << 13;
 	s->rand ^= s->rand >> 7;
 	s->rand ^= s->rand << 17;
