@@ -71,7 +71,8 @@ static void merge_leftovers(void **state)
 {
 	(void)state;
 	/* Native unwinding stopped after one eval frame: the other run goes
-	 * at the root end; an eval frame with no run left stays native. */
+	 * at the root end. More eval frames than runs: the leaf-most is a
+	 * call being entered or left, dropped; the run is its caller's. */
 	uint64_t p1 = py_rec(1, 0, true), p2 = py_rec(2, 0, true);
 	const uint64_t ips[] = { 0x100, EVAL, p1, p2 };
 	uint64_t out[8];
@@ -80,11 +81,18 @@ static void merge_leftovers(void **state)
 	assert_int_equal(k, 3);
 	assert_memory_equal(out, want, sizeof want);
 
-	const uint64_t ips2[] = { EVAL, EVAL, p1 };
-	k = py_merge(ips2, 3, is_eval, out, 8);
-	const uint64_t want2[] = { p1, EVAL };
-	assert_int_equal(k, 2);
+	const uint64_t ips2[] = { EVAL, 0x200, EVAL, 0x300, p1 };
+	k = py_merge(ips2, 5, is_eval, out, 8);
+	const uint64_t want2[] = { 0x200, p1, 0x300 };
+	assert_int_equal(k, 3);
 	assert_memory_equal(out, want2, sizeof want2);
+	/* A run not ended (the walk stopped) still counts as one. */
+	uint64_t q1 = py_rec(5, 0, false);
+	const uint64_t ips4[] = { EVAL, EVAL, p1, q1 };
+	k = py_merge(ips4, 4, is_eval, out, 8);
+	const uint64_t want4[] = { p1, q1 };
+	assert_int_equal(k, 2);
+	assert_memory_equal(out, want4, sizeof want4);
 
 	/* No Python frames: the stack as it was. */
 	const uint64_t ips3[] = { 0x100, EVAL, 0x300 };
