@@ -125,10 +125,8 @@ static uint64_t frame_id(struct fk_cap_buf *pyframes, uint64_t rec)
 uint32_t py_frames_stack(struct fk_cap_buf *pyframes, const uint64_t *ips, uint32_t n,
 			 uint64_t *out)
 {
-	if (n == 0 || !(ips[n - 1] & PY_REC_PYTHON)) { /* no Python frames: as it is */
-		memcpy(out, ips, n * sizeof *ips);
-		return n;
-	}
+	/* Without Python frames too: an eval frame there is a call being
+	 * entered or left, which py_merge drops (none while the walk is off). */
 	uint32_t k = py_merge(ips, n, py_is_eval, out, n);
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < k; i++) {

@@ -88,11 +88,12 @@ uint32_t py_merge(const uint64_t *ips, uint32_t n, bool (*is_eval)(uint64_t ip),
 	const uint64_t *py = ips + native;
 	uint32_t npy = n - native, next = 0, k = 0;
 	/* More interpreter calls than runs: a sample landed while a call was
-	 * being entered (its frames not linked yet) or left (unlinked). That
-	 * call is the leaf-most: it has no run of its own, so it is dropped
-	 * and the runs go to the calls they belong to. */
+	 * being entered (its frames not linked yet) or left (unlinked), the
+	 * first call of a thread too (no Python frames at all). That call is
+	 * the leaf-most: it has no run of its own, so it is dropped and the
+	 * runs go to the calls they belong to. */
 	uint32_t evals = 0, runs = 0;
-	for (uint32_t i = 0; i < native && npy; i++)
+	for (uint32_t i = 0; i < native; i++)
 		evals += is_eval(ips[i]);
 	for (uint32_t j = 0; j < npy; j++)
 		runs += (py[j] & PY_REC_RUN_END) != 0 || j + 1 == npy;

@@ -125,7 +125,8 @@ uint32_t py_line(const uint8_t *table, size_t len, uint32_t firstlineno, uint32_
  * which is_eval is true is replaced by the next run of Python frames
  * (runs end at PY_REC_RUN_END), native frames are kept, and Python frames
  * left over go at the root end. Eval frames beyond the runs (a call being
- * entered or left when the sample came) are dropped, leaf-most first.
+ * entered or left when the sample came; all of them when there are no
+ * Python frames) are dropped, leaf-most first.
  * Returns the count. */
 uint32_t py_merge(const uint64_t *ips, uint32_t n, bool (*is_eval)(uint64_t ip), uint64_t *out,
 		  uint32_t max);

@@ -94,11 +94,16 @@ static void merge_leftovers(void **state)
 	assert_int_equal(k, 2);
 	assert_memory_equal(out, want4, sizeof want4);
 
-	/* No Python frames: the stack as it was. */
+	/* No Python frames: an eval frame is a call entered or left, dropped;
+	 * the native frames as they were. */
 	const uint64_t ips3[] = { 0x100, EVAL, 0x300 };
 	k = py_merge(ips3, 3, is_eval, out, 8);
-	assert_int_equal(k, 3);
-	assert_memory_equal(out, ips3, sizeof ips3);
+	const uint64_t want3[] = { 0x100, 0x300 };
+	assert_int_equal(k, 2);
+	assert_memory_equal(out, want3, sizeof want3);
+	k = py_merge(ips3 + 2, 1, is_eval, out, 8);
+	assert_int_equal(k, 1);
+	assert_true(out[0] == 0x300);
 	/* Room for two only. */
 	k = py_merge(ips, 4, is_eval, out, 2);
 	assert_int_equal(k, 2);
