@@ -154,24 +154,33 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 	struct fk_layout L;
 	fk_layout_init(&L, min_time);
 	bool ok = true;
+	/* The layout compares a stack with the one before, whose text must stay:
+	 * two buffers, used in turn. */
+	char *text[2] = { NULL, NULL };
+	size_t text_cap[2] = { 0, 0 }, len;
+	unsigned turn = 0;
 	if (seq) {
 		for (size_t i = 0; i < seq->count && ok; i++) {
 			const struct fk_seq_item *it = &seq->items[i];
 			if (it->stack == FK_STRTAB_NONE)
 				continue;
-			const struct fk_str *s = fk_strtab_get(&stacks->keys, it->stack);
 			double after = fk_num_to_double(it->value);
-			ok = fk_layout_push_count(&L, s->p, s->len, it->value, it->nvalues == 2,
+			turn ^= 1;
+			ok = (len = fk_stacks_text(stacks, it->stack, &text[turn], &text_cap[turn])) != SIZE_MAX &&
+			     fk_layout_push_count(&L, text[turn], len, it->value, it->nvalues == 2,
 						  after - fk_num_to_double(it->before));
 		}
 	} else {
 		for (uint32_t i = 0; i < fk_stacks_count(stacks) && ok; i++) {
-			const struct fk_str *s = fk_strtab_get(&stacks->keys, order[i]);
 			const struct fk_stack_sums *v = &stacks->sums[order[i]];
-			ok = fk_layout_push_count(&L, s->p, s->len, v->value, v->diff,
+			turn ^= 1;
+			ok = (len = fk_stacks_text(stacks, order[i], &text[turn], &text_cap[turn])) != SIZE_MAX &&
+			     fk_layout_push_count(&L, text[turn], len, v->value, v->diff,
 						  item_width(v) - fk_num_to_double(v->before));
 		}
 	}
+	free(text[0]);
+	free(text[1]);
 	ok = ok && fk_layout_finish(&L, timemax);
 
 	struct fk_palette_map map = { 0 };

@@ -35,12 +35,14 @@ static bool load_folded(struct fk_input *in, const struct fk_flamegraph_opts *o,
 	bool ok = fk_stackfold_load_input(in, &read, &folded, NULL, &found, d) == FK_INPUT_OK;
 	uint32_t *ids = ok ? fk_stacks_sorted(&folded, FK_ORDER_STACK) : NULL;
 	bool nomem = ok && !ids;
+	char *text = NULL;
+	size_t text_cap = 0;
 	for (uint32_t i = 0; ids && !nomem && i < fk_stacks_count(&folded); i++) {
-		const struct fk_str *key = fk_strtab_get(&folded.keys, ids[i]);
+		size_t len = fk_stacks_text(&folded, ids[i], &text, &text_cap);
 		struct fk_seq_item it = { .nvalues = 1, .value = folded.sums[ids[i]].value };
 		it.before = it.value;
-		nomem = fk_stacks_add(raw, key->p, key->len, it.before, it.value, 1, &it.stack) !=
-				FK_STACKS_OK ||
+		nomem = len == SIZE_MAX ||
+			fk_stacks_add(raw, text, len, it.before, it.value, 1, &it.stack) != FK_STACKS_OK ||
 			(seq && !FK_GROW(seq->items, seq->cap, seq->count + 1, 1024));
 		if (!nomem && seq)
 			seq->items[seq->count++] = it;
@@ -52,6 +54,7 @@ static bool load_folded(struct fk_input *in, const struct fk_flamegraph_opts *o,
 	size_t k = strlen(loss);
 	if (ok && found.loss[0] && k < n)
 		snprintf(loss + k, n - k, "%s%s: %s", k ? "; " : "", in->name, found.loss);
+	free(text);
 	free(ids);
 	fk_stacks_free(&folded);
 	return ok;

@@ -77,15 +77,18 @@ static int64_t *convert_values(const struct fk_profile *p, struct fk_diag *d, in
 				continue;
 			char text[FK_NUM_TEXT_MAX];
 			fk_num_format(x, text);
-			const struct fk_str *s = fk_strtab_get(p->keys, (uint32_t)i);
+			const struct fk_stack_entry *e = fk_stackset_get(p->set, (uint32_t)i);
+			char *stack = malloc((size_t)e->text_len + 1);
+			size_t len = stack ? fk_stackset_text(p->set, (uint32_t)i, stack) : 0;
 			bool us = p->types[t].unit == FK_PUNIT_MICROSECONDS;
 			fk_diag_error(d, "%s: stack \"%.*s%s\": %s%s (%s) %s", p->name,
-				      (int)(s->len > 80 ? 80 : s->len), s->p, s->len > 80 ? "..." : "",
+				      (int)(len > 80 ? 80 : len), stack ? stack : "", len > 80 ? "..." : "",
 				      text, us ? " us" : "", p->types[t].name,
 				      c == TOO_LARGE ? "passes pprof's int64 values (at most 2^63-1"
 						       " after us become ns): --scale it down"
 				      : us ? "is not a whole number of ns: pprof values are integers"
 					   : "is not a whole number: pprof values are integers (--scale)");
+			free(stack);
 			free(v);
 			*status = FK_EXIT_BAD_INPUT;
 			return NULL;

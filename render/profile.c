@@ -17,33 +17,68 @@ const char *fk_profile_unit_speedscope(enum fk_profile_unit u)
 	return "none";
 }
 
-/* The frames of every stack of keys, interned into p's frame table;
- * stack i's are (*frame_ids)[(*first)[i] .. (*first)[i + 1]). */
-static bool split_frames(struct fk_profile *p, const struct fk_strtab *keys, uint32_t **first,
-			 uint32_t **frame_ids)
+/* Stacks as runs of frame ids: stack i's are ids[first[i] .. first[i + 1]). */
+struct frame_runs {
+	uint32_t *first, *ids;
+	size_t len, cap;
+};
+
+static bool runs_start(struct frame_runs *r, uint32_t n)
 {
-	uint32_t n = keys->count;
-	size_t cap = (size_t)n * 4 + 16, len = 0;
-	*first = malloc(((size_t)n + 1) * sizeof **first);
-	*frame_ids = malloc(cap * sizeof **frame_ids);
-	if (!*first || !*frame_ids)
+	r->cap = (size_t)n * 4 + 16;
+	r->first = malloc(((size_t)n + 1) * sizeof *r->first);
+	r->ids = malloc(r->cap * sizeof *r->ids);
+	return r->first && r->ids;
+}
+
+static bool runs_push(struct frame_runs *r, uint32_t id)
+{
+	if (id == FK_STRTAB_NONE || r->len == UINT32_MAX || !FK_GROW(r->ids, r->cap, r->len + 1, 64))
 		return false;
-	for (uint32_t i = 0; i < n; i++) {
+	r->ids[r->len++] = id;
+	return true;
+}
+
+/* The frames of every stack of set, interned into p's frame table (each
+ * name once). An empty stack has no frames. */
+static bool split_set(struct fk_profile *p, const struct fk_stackset *set, struct frame_runs *r)
+{
+	uint32_t *as = malloc(((size_t)set->frames.count + 1) * sizeof *as);
+	bool ok = as && runs_start(r, set->count);
+	for (uint32_t f = 0; ok && f < set->frames.count; f++) {
+		const struct fk_str *name = fk_stackset_frame(set, f);
+		ok = (as[f] = fk_strtab_intern(&p->frames, name->p, name->len, NULL)) != FK_STRTAB_NONE;
+	}
+	for (uint32_t i = 0; ok && i < set->count; i++) {
+		const struct fk_stack_entry *e = fk_stackset_get(set, i);
+		r->first[i] = (uint32_t)r->len;
+		for (uint32_t k = 0; ok && e->text_len && k < e->nframes; k++)
+			ok = runs_push(r, as[e->frames[k]]);
+	}
+	if (ok)
+		r->first[set->count] = (uint32_t)r->len;
+	free(as);
+	return ok;
+}
+
+/* The same for stacks kept as text. */
+static bool split_texts(struct fk_profile *p, const struct fk_strtab *keys, struct frame_runs *r)
+{
+	if (!runs_start(r, keys->count))
+		return false;
+	for (uint32_t i = 0; i < keys->count; i++) {
 		const struct fk_str *s = fk_strtab_get(keys, i);
-		(*first)[i] = (uint32_t)len;
+		r->first[i] = (uint32_t)r->len;
 		const char *f = s->p, *end = s->p + s->len;
 		while (s->len && f <= end) {
 			const char *semi = memchr(f, ';', (size_t)(end - f));
 			const char *stop = semi ? semi : end;
-			uint32_t id = fk_strtab_intern(&p->frames, f, (size_t)(stop - f), NULL);
-			if (id == FK_STRTAB_NONE || len == UINT32_MAX ||
-			    !FK_GROW(*frame_ids, cap, len + 1, 64))
+			if (!runs_push(r, fk_strtab_intern(&p->frames, f, (size_t)(stop - f), NULL)))
 				return false;
-			(*frame_ids)[len++] = id;
 			f = stop + 1;
 		}
 	}
-	(*first)[n] = (uint32_t)len;
+	r->first[keys->count] = (uint32_t)r->len;
 	return true;
 }
 
@@ -54,44 +89,40 @@ enum fk_profile_status fk_profile_build(struct fk_profile *p)
 			return FK_PROFILE_DIFFERENTIAL;
 	/* One type: its own table is the list of stacks; several: their union,
 	 * the first type's stacks first. */
-	p->keys = &p->types[0].stacks->keys;
+	uint32_t *at[FK_PROFILE_MAX_TYPES] = { 0 };
+	bool ok = true;
+	p->set = &p->types[0].stacks->set;
 	if (p->ntypes > 1) {
-		for (size_t t = 0; t < p->ntypes; t++) {
-			const struct fk_strtab *k = &p->types[t].stacks->keys;
-			for (uint32_t i = 0; i < k->count; i++) {
-				const struct fk_str *s = fk_strtab_get(k, i);
-				if (fk_strtab_intern_hashed(&p->own_keys, s->p, s->len, s->hash, NULL) ==
-				    FK_STRTAB_NONE)
-					return FK_PROFILE_NOMEM;
-			}
+		for (size_t t = 0; t < p->ntypes && ok; t++) {
+			const struct fk_stackset *set = &p->types[t].stacks->set;
+			ok = (at[t] = malloc(((size_t)set->count + 1) * sizeof *at[t])) != NULL &&
+			     fk_stackset_merge(&p->own_set, set, at[t]);
 		}
-		p->keys = &p->own_keys;
+		p->set = &p->own_set;
 	}
-	size_t n = p->keys->count;
-	p->values = calloc(n * p->ntypes + 1, sizeof *p->values);
-	if (!p->values)
-		return FK_PROFILE_NOMEM;
-	for (size_t t = 0; t < p->ntypes; t++) {
+	size_t n = p->set->count;
+	p->values = ok ? calloc(n * p->ntypes + 1, sizeof *p->values) : NULL;
+	for (size_t t = 0; p->values && t < p->ntypes; t++) {
 		const struct fk_stacks *s = p->types[t].stacks;
-		for (uint32_t i = 0; i < fk_stacks_count(s); i++) {
-			uint32_t at = i;
-			if (p->ntypes > 1) {
-				const struct fk_str *k = fk_strtab_get(&s->keys, i);
-				at = fk_strtab_intern_hashed(&p->own_keys, k->p, k->len, k->hash, NULL);
-			}
-			p->values[(size_t)at * p->ntypes + t] = s->sums[i].value;
-		}
+		for (uint32_t i = 0; i < fk_stacks_count(s); i++)
+			p->values[(size_t)(at[t] ? at[t][i] : i) * p->ntypes + t] = s->sums[i].value;
 	}
-	bool ok = split_frames(p, p->keys, &p->first, &p->frame_ids) &&
-		  (!p->timeline ||
-		   split_frames(p, &p->timeline->stacks, &p->tl_first, &p->tl_frame_ids));
+	for (size_t t = 0; t < p->ntypes; t++)
+		free(at[t]);
+	struct frame_runs runs = { 0 }, tl = { 0 };
+	ok = p->values && split_set(p, p->set, &runs) &&
+	     (!p->timeline || split_texts(p, &p->timeline->stacks, &tl));
+	p->first = runs.first;
+	p->frame_ids = runs.ids;
+	p->tl_first = tl.first;
+	p->tl_frame_ids = tl.ids;
 	return ok ? FK_PROFILE_OK : FK_PROFILE_NOMEM;
 }
 
 void fk_profile_free(struct fk_profile *p)
 {
 	fk_strtab_free(&p->frames);
-	fk_strtab_free(&p->own_keys);
+	fk_stackset_free(&p->own_set);
 	free(p->first);
 	free(p->frame_ids);
 	free(p->values);

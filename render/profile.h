@@ -49,8 +49,8 @@ struct fk_profile {
 	const struct fk_stackfold_timeline *timeline;
 	/* filled by fk_profile_build */
 	struct fk_strtab frames;   /* frame names; id = index */
-	struct fk_strtab own_keys; /* the union of stacks when ntypes > 1 */
-	const struct fk_strtab *keys; /* the stacks: types[0]'s, or own_keys */
+	struct fk_stackset own_set; /* the union of stacks when ntypes > 1 */
+	const struct fk_stackset *set; /* the stacks: types[0]'s, or own_set */
 	uint32_t *first;       /* stack i's frames: frame_ids[first[i] .. first[i+1]) */
 	uint32_t *frame_ids;
 	struct fk_num *values; /* stack i, type t: values[i * ntypes + t] */
@@ -65,7 +65,7 @@ enum fk_profile_status {
 
 /* Builds the frame table, stacks and values of p's typed tables. */
 enum fk_profile_status fk_profile_build(struct fk_profile *p);
-static inline uint32_t fk_profile_nstacks(const struct fk_profile *p) { return p->keys->count; }
+static inline uint32_t fk_profile_nstacks(const struct fk_profile *p) { return p->set->count; }
 /* The name speedscope's file format gives the unit. */
 const char *fk_profile_unit_speedscope(enum fk_profile_unit u);
 void fk_profile_free(struct fk_profile *p);

@@ -68,19 +68,27 @@ static const char *fold_failure(enum fk_stacks_status st)
 /* Whether the stacks read like torch's export_stacks: a frame "FILE.py(N):"
  * (torch's Python frames, spaces made '_'). Looked for in the first stacks
  * only: a table is cheap, but a look at every stack is not needed. */
+static bool torch_frame(const struct fk_str *k)
+{
+	for (const char *p = k->p, *end = k->p + k->len;
+	     (p = memmem(p, (size_t)(end - p), ".py(", 4)) != NULL; p += 4) {
+		const char *q = p + 4;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q > p + 4 && q + 1 < end && q[0] == ')' && q[1] == ':')
+			return true;
+	}
+	return false;
+}
+
 static bool torch_stacks(const struct fk_stacks *s)
 {
 	uint32_t n = fk_stacks_count(s) < 64 ? fk_stacks_count(s) : 64;
 	for (uint32_t id = 0; id < n; id++) {
-		const struct fk_str *k = fk_strtab_get(&s->keys, id);
-		for (const char *p = k->p, *end = k->p + k->len;
-		     (p = memmem(p, (size_t)(end - p), ".py(", 4)) != NULL; p += 4) {
-			const char *q = p + 4;
-			while (q < end && *q >= '0' && *q <= '9')
-				q++;
-			if (q > p + 4 && q + 1 < end && q[0] == ')' && q[1] == ':')
+		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
+		for (uint32_t f = 0; f < e->nframes; f++)
+			if (torch_frame(fk_stackset_frame(&s->set, e->frames[f])))
 				return true;
-		}
 	}
 	return false;
 }
@@ -283,19 +291,21 @@ static enum fk_stacks_status diff_sides(struct fk_stacks *out, const struct fk_s
 	bool scale = normalize && fk_num_cmp(side[0].total, side[1].total) != 0 &&
 		     fk_num_cmp(side[0].total, (struct fk_num){ 0, 0 }) != 0;
 	struct fk_num zero = { 0, 0 };
+	char *text = NULL;
+	size_t cap = 0;
+	enum fk_stacks_status st = FK_STACKS_OK;
 	for (int k = 0; k < 2; k++)
-		for (uint32_t id = 0; id < fk_stacks_count(&side[k]); id++) {
-			const struct fk_str *s = fk_strtab_get(&side[k].keys, id);
+		for (uint32_t id = 0; id < fk_stacks_count(&side[k]) && st == FK_STACKS_OK; id++) {
+			size_t len = fk_stacks_text(&side[k], id, &text, &cap);
 			struct fk_num v = side[k].sums[id].value;
 			if (k == 0 && scale)
 				v = normalized(v, side[0].total, side[1].total);
-			enum fk_stacks_status st =
-				fk_stacks_add(out, s->p, s->len, k == 0 ? v : zero, k == 0 ? zero : v,
-					      2, NULL);
-			if (st != FK_STACKS_OK)
-				return st;
+			st = len == SIZE_MAX ? FK_STACKS_NOMEM
+					     : fk_stacks_add(out, text, len, k == 0 ? v : zero,
+							     k == 0 ? zero : v, 2, NULL);
 		}
-	return FK_STACKS_OK;
+	free(text);
+	return st;
 }
 
 int fk_stackfold_run(const struct fk_stackfold_opts *o, struct fk_diag *d)

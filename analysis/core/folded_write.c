@@ -13,8 +13,13 @@ int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded
 		if (fk_num_cmp(v->value, o->min) < 0)
 			continue;
 		/* One writer, so the stream's lock is taken once, not per call. */
-		const struct fk_str *st = fk_strtab_get(&s->keys, id);
-		fwrite_unlocked(st->p, 1, st->len, out);
+		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
+		for (uint32_t f = 0; f < e->nframes; f++) {
+			const struct fk_str *name = fk_stackset_frame(&s->set, e->frames[f]);
+			if (f)
+				putc_unlocked(';', out);
+			fwrite_unlocked(name->p, 1, name->len, out);
+		}
 		if (s->any_diff) {
 			putc_unlocked(' ', out);
 			fwrite_unlocked(num, 1, fk_num_format(v->before, num), out);

@@ -153,7 +153,7 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	if (c->nparts > 1 && partition(sl.stack, sl.stack_len) % c->nparts != c->part)
 		return !stopped(c);
 	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
-	fk_strtab_prefetch_slot(&c->stacks->keys, h);
+	fk_stackset_prefetch_slot(&c->stacks->set, h);
 	c->pending[c->npending] = (struct fk_stacks_pending){
 		.stack = sl.stack, .len = sl.stack_len, .hash = h,
 		.before = sl.before, .value = sl.value, .nvalues = sl.nvalues,

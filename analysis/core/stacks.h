@@ -1,8 +1,9 @@
 /* stacks.h - aggregation of stack lines: one entry per unique stack with the
  * exact sums of its values.
  *
- * Owns: the interned stack bytes (through an fk_strtab) and their sums.
- * Memory grows with the number of unique stacks, never with input size.
+ * Owns: the unique stacks (an fk_stackset: frame ids, not text) and their
+ * sums. Memory grows with the number of unique stacks, never with input
+ * size.
  * Sums are exact (fk_num) and grow past 2^64 - 1; one whose mantissa would
  * pass 128 bits (2^128 - 1, or fewer integer digits with decimals) is refused.
  * Not thread-safe.
@@ -15,7 +16,7 @@
 #include <stdint.h>
 
 #include "formats/num.h"
-#include "analysis/core/strtab.h"
+#include "analysis/core/stackset.h"
 
 struct fk_stack_sums {
 	struct fk_num value;  /* sum of the last (or only) values */
@@ -26,7 +27,7 @@ struct fk_stack_sums {
 };
 
 struct fk_stacks {
-	struct fk_strtab keys; /* id = index into sums */
+	struct fk_stackset set; /* id = index into sums */
 	struct fk_stack_sums *sums;
 	size_t cap;
 	bool any_diff;
@@ -75,7 +76,12 @@ enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *fro
  * strings instead of copying them. */
 enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from);
 
-static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->keys.count; }
+static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->set.count; }
+
+/* Stack id's text ("frame;frame;leaf", NUL-terminated) in *buf, which is
+ * grown as needed (*cap bytes; the caller frees it); its length, or
+ * SIZE_MAX when out of memory. */
+size_t fk_stacks_text(const struct fk_stacks *s, uint32_t id, char **buf, size_t *cap);
 
 enum fk_stacks_order {
 	FK_ORDER_STACK,      /* by stack bytes, a prefix first (stackcollapse) */

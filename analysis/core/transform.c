@@ -163,8 +163,15 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 	struct scratch out = { 0 }, tmp = { 0 };
 	size_t *starts = NULL, cap = 0;
 	size_t root_len = o->root ? strlen(o->root) : 0;
+	char *text = NULL;
+	size_t text_cap = 0;
 	for (uint32_t id = 0; id < fk_stacks_count(src) && st == FK_STACKS_OK; id++) {
-		const struct fk_str *in = fk_strtab_get(&src->keys, id);
+		size_t text_len = fk_stacks_text(src, id, &text, &text_cap);
+		if (text_len == SIZE_MAX) {
+			st = FK_STACKS_NOMEM;
+			break;
+		}
+		const struct fk_str *in = &(struct fk_str){ .p = text, .len = (uint32_t)text_len };
 		size_t n = split_frames(in->p, in->len, &starts, &cap);
 		out.len = 0;
 		size_t room = o->strip_hex ? in->len / 3 * 5 + 5 * n + 5 : in->len;
@@ -241,5 +248,6 @@ enum fk_stacks_status fk_fold(struct fk_stacks *dst, const struct fk_stacks *src
 	free(out.p);
 	free(tmp.p);
 	free(starts);
+	free(text);
 	return st;
 }

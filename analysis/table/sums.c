@@ -24,7 +24,7 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
 		  enum fk_table_calls calls)
 {
 	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
-		const struct fk_str *k = fk_strtab_get(&s->keys, id);
+		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
 		const struct fk_stack_sums *sums = &s->sums[id];
 		uint64_t serial = ++t->stacks;
 		uint64_t n = calls != FK_CALLS_NONE ? sums->lines : 0;
@@ -32,10 +32,9 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
 			return false;
 		t->grand_calls += n;
 		struct fk_table_row *r = NULL;
-		for (const char *p = k->p, *end = k->p + k->len; p <= end;) {
-			const char *semi = memchr(p, ';', (size_t)(end - p));
-			const char *stop = semi ? semi : end;
-			if (!(r = row_of(t, p, (size_t)(stop - p))))
+		for (uint32_t f = 0; f < e->nframes; f++) {
+			const struct fk_str *name = fk_stackset_frame(&s->set, e->frames[f]);
+			if (!(r = row_of(t, name->p, name->len)))
 				return false;
 			if (r->seen != serial) { /* once per stack, even when it recurses */
 				r->seen = serial;
@@ -43,7 +42,6 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
 					return false;
 				r->calls += calls == FK_CALLS_HELD ? n : 0;
 			}
-			p = stop + 1;
 		}
 		if (r) { /* the leaf */
 			r->leaf[metric] = true;

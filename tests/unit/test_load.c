@@ -40,6 +40,7 @@
 #include "analysis/core/arena.h"
 #include "analysis/core/stackload.h"
 #include "analysis/core/stacks.h"
+#include "stack_text.h"
 #include "analysis/core/strtab.h"
 
 
@@ -98,7 +99,7 @@ static void assert_milli(struct fk_num got, uint64_t want, const char *what)
 
 static uint32_t find(const struct fk_stacks *s, const char *stack)
 {
-	return fk_strtab_find(&s->keys, stack, strlen(stack));
+	return stack_find(s, stack, strlen(stack));
 }
 
 static uint32_t add1(struct fk_stacks *s, const char *stack, const char *value)
@@ -133,9 +134,9 @@ static char *dump(const struct fk_stacks *s)
 	uint32_t *ids = fk_stacks_sorted(s, FK_ORDER_STACK);
 	assert_non_null(ids);
 	for (uint32_t i = 0; i < fk_stacks_count(s); i++) {
-		const struct fk_str *k = fk_strtab_get(&s->keys, ids[i]);
+		const struct fk_str *k = stack_text(s, ids[i]);
 		if (i > 0) { /* one entry per stack */
-			const struct fk_str *prev = fk_strtab_get(&s->keys, ids[i - 1]);
+			const struct fk_str *prev = stack_text(s, ids[i - 1]);
 			assert_false(prev->len == k->len && memcmp(prev->p, k->p, k->len) == 0);
 		}
 		const struct fk_stack_sums *v = &s->sums[ids[i]];
@@ -627,7 +628,7 @@ static void test_streaming_same_table(void **state)
 	assert_int_equal(seq.count, m->stack_lines);
 	char stack[2048];
 	int n = rep_stack(stack, sizeof stack, m->first_rep);
-	const struct fk_str *k = fk_strtab_get(&s.keys, seq.items[0].stack);
+	const struct fk_str *k = stack_text(&s, seq.items[0].stack);
 	assert_int_equal(k->len, n);
 	assert_memory_equal(k->p, stack, (size_t)n);
 	assert_int_equal(seq.items[seq.count - 1].stack, find(&s, "tail;last"));
@@ -1030,8 +1031,8 @@ static void test_two_loads_add_up(void **state)
 	assert_true(fk_num_add(&t, once.total));
 	assert_int_equal(fk_num_cmp(twice.total, t), 0);
 	for (uint32_t id = 0; id < fk_stacks_count(&once); id++) {
-		const struct fk_str *k = fk_strtab_get(&once.keys, id);
-		uint32_t id2 = fk_strtab_find(&twice.keys, k->p, k->len);
+		const struct fk_str *k = stack_text(&once, id);
+		uint32_t id2 = stack_find(&twice, k->p, k->len);
 		assert_int_not_equal(id2, FK_STRTAB_NONE);
 		struct fk_num v = once.sums[id].value, b = once.sums[id].before;
 		assert_true(fk_num_add(&v, v));
@@ -1102,7 +1103,7 @@ static void test_batch_matches_one_by_one(void **state)
 			n = N - at;
 		for (size_t i = 0; i < n; i++) {
 			p[i] = pending(&l[at + i]);
-			fk_strtab_prefetch_slot(&batched.keys, p[i].hash);
+			fk_stackset_prefetch_slot(&batched.set, p[i].hash);
 		}
 		size_t done = 99999;
 		assert_int_equal(fk_stacks_add_batch(&batched, p, n, &done), FK_STACKS_OK);
@@ -1222,6 +1223,16 @@ static void test_merge_sums(void **state)
 	fk_stacks_free(&all);
 }
 
+/* What a stack's frame ids take in the sequences' arena: 4 bytes a frame,
+ * rounded up to the arena's 8. */
+static size_t sequence_bytes(const char *stack, size_t len)
+{
+	size_t frames = 1;
+	for (size_t i = 0; i < len; i++)
+		frames += stack[i] == ';';
+	return (frames * 4 + 7) & ~(size_t)7;
+}
+
 /* The text of from's i-th stack in test_merge_adopts_strings. */
 static size_t adopted_text(char *buf, size_t cap, unsigned i)
 {
@@ -1241,11 +1252,11 @@ static void test_merge_adopts_strings(void **state)
 	add1(&s, "s;own", "1");
 	size_t shared_len = adopted_text(buf, sizeof buf, 7);
 	add1(&s, buf, "1"); /* s already has this one: it must not be copied again */
-	size_t before = s.keys.arena.bytes, copied = 0;
+	size_t before = s.set.seqs.bytes, copied = 0;
 	for (unsigned i = 0; i < N; i++) {
 		size_t n = adopted_text(buf, sizeof buf, i);
 		add1(&from, buf, "2");
-		copied += i == 7 ? 0 : ((n + 1 + 7) & ~(size_t)7);
+		copied += i == 7 ? 0 : sequence_bytes(buf, n);
 	}
 	/* A stack too big for a shared chunk gets a chunk of its own. */
 	size_t huge_len = (size_t)400 << 10;
@@ -1254,13 +1265,13 @@ static void test_merge_adopts_strings(void **state)
 	memset(huge, 'h', huge_len);
 	huge[huge_len] = '\0';
 	add1(&from, huge, "3");
-	copied += (huge_len + 1 + 7) & ~(size_t)7;
+	copied += sequence_bytes(huge, huge_len);
 	(void)shared_len;
 
 	assert_int_equal(fk_stacks_merge(&s, &from), FK_STACKS_OK);
 	assert_int_equal(fk_stacks_count(&from), 0); /* from is freed */
 	fk_stacks_free(&from);                       /* and may be freed again */
-	assert_int_equal(s.keys.arena.bytes, before + copied);
+	assert_int_equal(s.set.seqs.bytes, before + copied);
 	assert_int_equal(fk_stacks_count(&s), N + 2);
 	/* More strings after the merge. */
 	for (unsigned i = 0; i < 3000; i++) {
@@ -1271,14 +1282,14 @@ static void test_merge_adopts_strings(void **state)
 	 * read of freed memory). */
 	for (unsigned i = 0; i < N; i++) {
 		size_t n = adopted_text(buf, sizeof buf, i);
-		uint32_t id = fk_strtab_find(&s.keys, buf, n);
+		uint32_t id = stack_find(&s, buf, n);
 		assert_int_not_equal(id, FK_STRTAB_NONE);
-		assert_memory_equal(fk_strtab_get(&s.keys, id)->p, buf, n + 1);
+		assert_memory_equal(stack_text(&s, id)->p, buf, n + 1);
 		assert_num(s.sums[id].value, i == 7 ? "3" : "2");
 	}
-	uint32_t id = fk_strtab_find(&s.keys, huge, huge_len);
+	uint32_t id = stack_find(&s, huge, huge_len);
 	assert_int_not_equal(id, FK_STRTAB_NONE);
-	assert_memory_equal(fk_strtab_get(&s.keys, id)->p, huge, huge_len + 1);
+	assert_memory_equal(stack_text(&s, id)->p, huge, huge_len + 1);
 	for (unsigned i = 0; i < 3000; i += 299) {
 		snprintf(buf, sizeof buf, "after;%u;%0200u", i, i);
 		assert_int_not_equal(find(&s, buf), FK_STRTAB_NONE);
@@ -1348,7 +1359,7 @@ static void test_merge_overflow(void **state)
 	fk_stacks_free(&f2);
 	uint32_t c = find(&t, "c");
 	if (c != FK_STRTAB_NONE) {
-		assert_memory_equal(fk_strtab_get(&t.keys, c)->p, "c", 2);
+		assert_memory_equal(stack_text(&t, c)->p, "c", 2);
 		assert_num(t.sums[c].value, "2");
 	}
 	fk_stacks_free(&t);
@@ -1459,10 +1470,10 @@ static void test_merge_disjoint(void **state)
 		add1(i % 2 ? &from : &s, buf, "2");
 		add1(&all, buf, "2");
 	}
-	size_t bytes = s.keys.arena.bytes + from.keys.arena.bytes;
+	size_t bytes = s.set.seqs.bytes + from.set.seqs.bytes;
 	assert_int_equal(fk_stacks_merge_disjoint(&s, &from), FK_STACKS_OK);
 	assert_int_equal(fk_stacks_count(&from), 0);
-	assert_int_equal(s.keys.arena.bytes, bytes); /* taken over, not copied */
+	assert_int_equal(s.set.seqs.bytes, bytes); /* taken over, not copied */
 	assert_int_equal(fk_stacks_count(&s), 3000);
 	assert_int_equal(fk_num_cmp(s.total, all.total), 0);
 	for (unsigned i = 0; i < 3000; i += 7) {

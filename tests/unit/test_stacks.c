@@ -18,6 +18,7 @@
 #include "analysis/core/transform.h"
 #include "analysis/core/regex.h"
 #include "analysis/core/stacks.h"
+#include "stack_text.h"
 #include "analysis/core/strtab.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -56,12 +57,12 @@ static uint32_t add2(struct fk_stacks *s, const char *stack, const char *before,
 
 static const struct fk_str *key(const struct fk_stacks *s, uint32_t id)
 {
-	return fk_strtab_get(&s->keys, id);
+	return stack_text(s, id);
 }
 
 static uint32_t find(const struct fk_stacks *s, const char *stack)
 {
-	return fk_strtab_find(&s->keys, stack, strlen(stack));
+	return stack_find(s, stack, strlen(stack));
 }
 
 /* The stacks of s in the given order, as "stack|stack|...". */

@@ -1,0 +1,287 @@
+/* stackset.c - stacks as frame id sequences (see stackset.h). */
+#include "analysis/core/stackset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/grow.h"
+
+#define HIGH_BITS 0xFFFFFFFF00000000ull
+#define FIRST_SLOTS 64
+#define FIRST_STACKS 16
+
+static uint64_t slot_value(uint64_t hash, uint32_t id)
+{
+	return (hash & HIGH_BITS) | ((uint64_t)id + 1);
+}
+
+static bool grow_index(struct fk_stackset *t)
+{
+	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
+	uint64_t *slots = calloc(nslots, sizeof *slots);
+	if (!slots)
+		return false;
+	size_t mask = nslots - 1;
+	for (uint32_t id = 0; id < t->count; id++) {
+		size_t i = (size_t)t->stacks[id].hash & mask;
+		while (slots[i])
+			i = (i + 1) & mask;
+		slots[i] = slot_value(t->stacks[id].hash, id);
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = mask;
+	return true;
+}
+
+/* Whether e's frames, joined by ';', are text[0..len). */
+static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *e,
+		      const char *text, size_t len)
+{
+	if (e->text_len != len)
+		return false;
+	const char *p = text;
+	for (uint32_t i = 0; i < e->nframes; i++) {
+		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
+		if (memcmp(p, f->p, f->len) != 0)
+			return false;
+		p += f->len;
+		/* The lengths add up to len, so only the separators are left. */
+		if (i + 1 < e->nframes && *p++ != ';')
+			return false;
+	}
+	return true;
+}
+
+static bool same_frames(const struct fk_stack_entry *e, const uint32_t *frames, uint32_t n)
+{
+	return e->nframes == n && memcmp(e->frames, frames, n * sizeof *frames) == 0;
+}
+
+/* What a probe looks for: a stack's text, or its frames (in t's ids). */
+struct key {
+	const char *text;
+	size_t len;
+	const uint32_t *frames;
+	uint32_t nframes;
+	bool never;   /* known absent: only the empty slot is wanted */
+};
+
+static inline bool matches(const struct fk_stackset *t, const struct fk_stack_entry *e,
+			   const struct key *k)
+{
+	if (k->never)
+		return false;
+	if (k->frames)
+		return same_frames(e, k->frames, k->nframes);
+	return same_text(t, e, k->text, k->len);
+}
+
+/* The id of the stack with hash h that matches k, or FK_STACKSET_NONE;
+ * *slot is then the empty slot where it would go. */
+static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const struct key *k,
+			     size_t *slot)
+{
+	for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+		uint64_t v = t->slots[i];
+		if (v == 0) {
+			*slot = i;
+			return FK_STACKSET_NONE;
+		}
+		if ((v & HIGH_BITS) != (h & HIGH_BITS))
+			continue;
+		const struct fk_stack_entry *e = &t->stacks[(uint32_t)v - 1];
+		if (e->hash == h && matches(t, e, k))
+			return (uint32_t)v - 1;
+	}
+}
+
+/* Records a new stack whose sequence lives in t->seqs at the empty slot. */
+static uint32_t add_entry(struct fk_stackset *t, size_t slot, const uint32_t *frames,
+			  uint32_t n, uint32_t text_len, uint64_t hash)
+{
+	if (t->count >= UINT32_MAX - 1 || !FK_GROW(t->stacks, t->cap, (size_t)t->count + 1, FIRST_STACKS))
+		return FK_STACKSET_NONE;
+	uint32_t id = t->count++;
+	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, hash };
+	t->slots[slot] = slot_value(hash, id);
+	/* Keep the load under one half so probes stay short. */
+	if ((size_t)t->count * 2 > t->mask + 1 && !grow_index(t)) {
+		t->slots[slot] = 0;
+		t->count--;
+		return FK_STACKSET_NONE;
+	}
+	return id;
+}
+
+static const uint32_t *copy_frames(struct fk_stackset *t, const uint32_t *frames, uint32_t n)
+{
+	uint32_t *to = fk_arena_alloc(&t->seqs, (size_t)n * sizeof *to);
+	if (to)
+		memcpy(to, frames, (size_t)n * sizeof *to);
+	return to;
+}
+
+/* The frames of text, interned, into t->scratch; their count or 0 when
+ * out of memory (every text has at least one frame). */
+static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
+{
+	uint32_t n = 0;
+	const char *p = text, *end = text + len;
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+		uint32_t f = fk_strtab_intern(&t->frames, p, (size_t)(stop - p), NULL);
+		if (f == FK_STRTAB_NONE || !FK_GROW(t->scratch, t->scratch_cap, (size_t)n + 1, 64))
+			return 0;
+		t->scratch[n++] = f;
+		if (!semi)
+			return n;
+		p = semi + 1;
+	}
+}
+
+uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len, uint64_t hash,
+			    bool *added)
+{
+	if (added)
+		*added = false;
+	if (len > UINT32_MAX || (!t->slots && !grow_index(t)))
+		return FK_STACKSET_NONE;
+	size_t slot = 0;
+	struct key k = { .text = text, .len = len };
+	uint32_t id = probe(t, hash, &k, &slot);
+	if (id != FK_STACKSET_NONE)
+		return id;
+	uint32_t n = split(t, text, len);
+	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
+	if (!frames)
+		return FK_STACKSET_NONE;
+	id = add_entry(t, slot, frames, n, (uint32_t)len, hash);
+	if (added && id != FK_STACKSET_NONE)
+		*added = true;
+	return id;
+}
+
+uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t len,
+			  uint64_t hash)
+{
+	if (!t->slots)
+		return FK_STACKSET_NONE;
+	size_t slot = 0;
+	struct key k = { .text = text, .len = len };
+	return probe(t, hash, &k, &slot);
+}
+
+/* from's frame ids as t's: the names from has that t lacks are added. */
+static uint32_t *frame_map(struct fk_stackset *t, const struct fk_stackset *from)
+{
+	uint32_t *map = malloc(((size_t)from->frames.count + 1) * sizeof *map);
+	for (uint32_t f = 0; map && f < from->frames.count; f++) {
+		const struct fk_str *s = fk_strtab_get(&from->frames, f);
+		map[f] = fk_strtab_intern_hashed(&t->frames, s->p, s->len, s->hash, NULL);
+		if (map[f] == FK_STRTAB_NONE) {
+			free(map);
+			return NULL;
+		}
+	}
+	return map;
+}
+
+/* Adds from's stacks to t (see fk_stackset_merge). Disjoint: from's
+ * sequences are rewritten in t's frame ids where they are and taken over;
+ * otherwise they are rewritten into scratch, looked up, and copied when
+ * new, and from is left as it was. */
+static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool disjoint, uint32_t *map)
+{
+	if (!t->slots && !grow_index(t))
+		return false;
+	uint32_t *fmap = frame_map(t, from);
+	if (!fmap)
+		return false;
+	bool ok = true;
+	for (uint32_t i = 0; i < from->count && ok; i++) {
+		const struct fk_stack_entry *e = &from->stacks[i];
+		uint32_t *frames = (uint32_t *)e->frames;
+		if (!disjoint && !FK_GROW(t->scratch, t->scratch_cap, e->nframes, 64)) {
+			ok = false;
+			break;
+		}
+		if (!disjoint)
+			frames = t->scratch;
+		for (uint32_t k = 0; k < e->nframes; k++)
+			frames[k] = fmap[e->frames[k]];
+		size_t slot = 0;
+		struct key k = { .frames = frames, .nframes = e->nframes, .never = disjoint };
+		uint32_t id = probe(t, e->hash, &k, &slot);
+		if (id == FK_STACKSET_NONE && !disjoint &&
+		    !(frames = (uint32_t *)copy_frames(t, frames, e->nframes)))
+			ok = false;
+		if (ok && id == FK_STACKSET_NONE)
+			id = add_entry(t, slot, frames, e->nframes, e->text_len, e->hash);
+		map[i] = id;
+		ok = ok && id != FK_STACKSET_NONE;
+	}
+	if (disjoint)
+		fk_arena_adopt(&t->seqs, &from->seqs);
+	free(fmap);
+	return ok;
+}
+
+bool fk_stackset_merge(struct fk_stackset *t, const struct fk_stackset *from, uint32_t *map)
+{
+	return merge(t, (struct fk_stackset *)from, false, map);
+}
+
+bool fk_stackset_merge_disjoint(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map)
+{
+	return merge(t, from, true, map);
+}
+
+void fk_stackset_prefetch_slot(const struct fk_stackset *t, uint64_t hash)
+{
+	if (t->slots)
+		__builtin_prefetch(&t->slots[(size_t)hash & t->mask]);
+}
+
+uint32_t fk_stackset_prefetch_entry(const struct fk_stackset *t, uint64_t hash)
+{
+	if (!t->slots)
+		return FK_STACKSET_NONE;
+	uint64_t v = t->slots[(size_t)hash & t->mask];
+	if (v == 0 || (v & HIGH_BITS) != (hash & HIGH_BITS))
+		return FK_STACKSET_NONE;
+	__builtin_prefetch(&t->stacks[(uint32_t)v - 1]);
+	return (uint32_t)v - 1;
+}
+
+size_t fk_stackset_text(const struct fk_stackset *t, uint32_t id, char *buf)
+{
+	const struct fk_stack_entry *e = &t->stacks[id];
+	char *p = buf;
+	for (uint32_t i = 0; i < e->nframes; i++) {
+		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
+		if (i)
+			*p++ = ';';
+		memcpy(p, f->p, f->len);
+		p += f->len;
+	}
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
+void fk_stackset_free(struct fk_stackset *t)
+{
+	fk_strtab_free(&t->frames);
+	fk_arena_free(&t->seqs);
+	free(t->stacks);
+	free(t->slots);
+	free(t->scratch);
+	*t = (struct fk_stackset){ 0 };
+}
+
+size_t fk_stackset_memory(const struct fk_stackset *t)
+{
+	return fk_strtab_memory(&t->frames) + t->seqs.bytes + t->cap * sizeof *t->stacks +
+	       (t->slots ? (t->mask + 1) * sizeof *t->slots : 0) + t->scratch_cap * sizeof *t->scratch;
+}

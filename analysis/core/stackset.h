@@ -1,0 +1,90 @@
+/* stackset.h - unique stacks, each kept as the ids of its frames.
+ *
+ * A stack "a;b;c" is stored as the ids of the frames a, b and c, whose names
+ * are interned once. A million distinct 20-frame stacks drawn from a few
+ * thousand names cost 80 MB of ids instead of their text. The hash of a
+ * stack's whole text is kept, so a line is still looked up with one hash
+ * of its bytes, then confirmed frame by frame against the names; the text
+ * is rebuilt on demand.
+ *
+ * A stack's frames are its text split at every ';', so any text round-trips
+ * byte for byte ("" is one empty frame, "a;" is "a" and ""). Frame and stack
+ * ids are 0..count-1 in insertion order and never change.
+ *
+ * Owns: the frame names (an fk_strtab), the id sequences (an arena), the
+ * entries and the hash index. Not thread-safe.
+ */
+#ifndef FK_STACKSET_H
+#define FK_STACKSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/core/arena.h"
+#include "analysis/core/strtab.h"
+
+#define FK_STACKSET_NONE UINT32_MAX
+
+struct fk_stack_entry {
+	const uint32_t *frames; /* root first, ids into the set's frames */
+	uint32_t nframes;       /* at least 1 */
+	uint32_t text_len;      /* bytes of the text: names and the ';'s */
+	uint64_t hash;          /* fk_strtab_hash of the text */
+};
+
+struct fk_stackset {
+	struct fk_strtab frames;   /* frame names; id = index */
+	struct fk_arena seqs;      /* the frame id sequences */
+	struct fk_stack_entry *stacks;
+	uint32_t count;
+	size_t cap;
+	uint64_t *slots;           /* as fk_strtab's: high hash bits | id + 1 */
+	size_t mask;
+	uint32_t *scratch;         /* one stack's frame ids while it is split */
+	size_t scratch_cap;
+};
+
+/* Id of the stack text[0..len) whose fk_strtab_hash is hash, added when new
+ * (*added set when given). FK_STACKSET_NONE when out of memory, or when the
+ * text passes 4 GiB or the set is full (2^32 - 2 stacks). */
+uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len, uint64_t hash,
+			    bool *added);
+
+/* Id of the stack or FK_STACKSET_NONE. */
+uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t len,
+			  uint64_t hash);
+
+/* Adds every stack of from to t, map[i] receiving the id in t of from's
+ * stack i (FK_STACKSET_NONE from where it failed). false when out of
+ * memory. */
+bool fk_stackset_merge(struct fk_stackset *t, const struct fk_stackset *from, uint32_t *map);
+/* The same when no stack of from is in t (hash partitions of one input read
+ * into empty sets): none is looked up, and from's sequences are taken over,
+ * not copied. from is left for the caller to free. */
+bool fk_stackset_merge_disjoint(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map);
+
+/* Cache hints for a later intern of this hash (see fk_strtab_prefetch_*). */
+void fk_stackset_prefetch_slot(const struct fk_stackset *t, uint64_t hash);
+uint32_t fk_stackset_prefetch_entry(const struct fk_stackset *t, uint64_t hash);
+
+static inline const struct fk_stack_entry *fk_stackset_get(const struct fk_stackset *t,
+							   uint32_t id)
+{
+	return &t->stacks[id];
+}
+
+static inline const struct fk_str *fk_stackset_frame(const struct fk_stackset *t, uint32_t frame)
+{
+	return fk_strtab_get(&t->frames, frame);
+}
+
+/* Writes stack id's text to buf (room for text_len + 1 bytes: it ends in a
+ * NUL) and returns its length. */
+size_t fk_stackset_text(const struct fk_stackset *t, uint32_t id, char *buf);
+
+void fk_stackset_free(struct fk_stackset *t);
+/* Bytes held, for memory reports. */
+size_t fk_stackset_memory(const struct fk_stackset *t);
+
+#endif
