@@ -34,6 +34,33 @@ static bool grow_index(struct fk_stackset *t)
 	return true;
 }
 
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof w);
+	return w;
+}
+
+/* Whether text[0..n) is name[0..n): a word at a time, inline, where the
+ * text has 8 bytes to spare after it (names are padded in their arena:
+ * fk_arena_dup rounds n + 1 up to 8); memcmp near the text's end. A call
+ * per frame would cost more than the compare. */
+static inline bool same_name(const char *text, const char *end, const char *name, size_t n)
+{
+	if ((size_t)(end - text) < n + 8)
+		return memcmp(text, name, n) == 0;
+	size_t k = 0;
+	for (; k + 8 <= n; k += 8)
+		if (load8(text + k) != load8(name + k))
+			return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t mask = ((uint64_t)1 << ((n - k) * 8)) - 1;
+	return ((load8(text + k) ^ load8(name + k)) & mask) == 0;
+#else
+	return memcmp(text + k, name + k, n - k) == 0;
+#endif
+}
+
 /* Whether e's frames, joined by ';', are text[0..len). */
 static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *e,
 		      const char *text, size_t len)
@@ -43,7 +70,7 @@ static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *
 	const char *p = text;
 	for (uint32_t i = 0; i < e->nframes; i++) {
 		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
-		if (memcmp(p, f->p, f->len) != 0)
+		if (!same_name(p, text + len, f->p, f->len))
 			return false;
 		p += f->len;
 		/* The lengths add up to len, so only the separators are left. */

@@ -513,6 +513,90 @@ static void test_sorted_big_tables(void **state)
 	fk_stacks_free(&s);
 }
 
+/* Orders are worked out from frame ranks, not text: checked against the
+ * texts themselves, over frames made of the bytes around ';' that decide
+ * byte order (' ', '-', digits, prefixes of each other, empty frames), with
+ * plain and differential lines. */
+static int cmp_texts(const struct fk_str *a, const struct fk_str *b, const char *ta,
+		     const char *tb, bool flame)
+{
+	size_t m = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->p, b->p, m);
+	if (c || a->len == b->len)
+		return c;
+	if (!flame)
+		return a->len < b->len ? -1 : 1;
+	/* flamegraph.pl's whole-line order: the stack, then " [BEFORE ]VALUE" */
+	char la[256], lb[256];
+	snprintf(la, sizeof la, "%.*s%s", (int)a->len, a->p, ta);
+	snprintf(lb, sizeof lb, "%.*s%s", (int)b->len, b->p, tb);
+	return strcmp(la, lb);
+}
+
+static void tail_of(const struct fk_stack_sums *v, char buf[128])
+{
+	char a[FK_NUM_TEXT_MAX + 1], b[FK_NUM_TEXT_MAX + 1];
+	a[fk_num_format(v->value, a)] = '\0';
+	b[fk_num_format(v->before, b)] = '\0';
+	if (v->diff)
+		snprintf(buf, 128, " %s %s", b, a);
+	else
+		snprintf(buf, 128, " %s", a);
+}
+
+static void test_orders_match_text_orders(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "a", "a b", "a-", "a 1", "a 12", "", " ", "-", "ab",
+					     "a.", "1", "10", "a\t", "a 1 2", "\xc3\xa9", "0", "a:", "a<" };
+	enum { NAMES = sizeof names / sizeof names[0] };
+	uint64_t rng = 7;
+	for (unsigned round = 0; round < 40; round++) {
+		struct fk_stacks s = { 0 };
+		unsigned lines = round < 30 ? 60 : 12000; /* the last ones sort in halves */
+		for (unsigned i = 0; i < lines; i++) {
+			char stack[128] = "";
+			rng = rng * 6364136223846793005u + 1442695040888963407u;
+			unsigned r = (unsigned)(rng >> 33), nf = 1 + r % 4;
+			for (unsigned f = 0; f < nf; f++) {
+				rng = rng * 6364136223846793005u + 1442695040888963407u;
+				if (f)
+					strcat(stack, ";");
+				strcat(stack, names[(rng >> 35) % NAMES]);
+			}
+			char a[16], b[16];
+			snprintf(a, sizeof a, "%u", r % 31);
+			snprintf(b, sizeof b, "%u", r / 31 % 17);
+			if (r % 4 == 0)
+				add2(&s, stack, b, a);
+			else
+				add1(&s, stack, a);
+		}
+		const enum fk_stacks_order orders[] = { FK_ORDER_STACK, FK_ORDER_FLAME, FK_ORDER_VALUE };
+		for (size_t o = 0; o < 3; o++) {
+			uint32_t *ids = fk_stacks_sorted(&s, orders[o]);
+			assert_non_null(ids);
+			for (uint32_t i = 1; i < fk_stacks_count(&s); i++) {
+				uint32_t x = ids[i - 1], y = ids[i];
+				const struct fk_str *a = key(&s, x), *b = key(&s, y);
+				char ta[128], tb[128];
+				tail_of(&s.sums[x], ta);
+				tail_of(&s.sums[y], tb);
+				int c = cmp_texts(a, b, ta, tb, orders[o] == FK_ORDER_FLAME);
+				if (orders[o] == FK_ORDER_VALUE) {
+					int v = fk_num_cmp(s.sums[y].value, s.sums[x].value);
+					c = v ? v : c;
+				}
+				if (c > 0 || (c == 0 && x > y))
+					fail_msg("order %zu: \"%.*s%s\" (%u) before \"%.*s%s\" (%u)", o,
+						 (int)a->len, a->p, ta, x, (int)b->len, b->p, tb, y);
+			}
+			free(ids);
+		}
+		fk_stacks_free(&s);
+	}
+}
+
 /* ---- fold --------------------------------------------------------------- */
 
 static void test_strip_addresses(void **state)
@@ -758,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_value_exact),
 		cmocka_unit_test(test_flame_order_is_line_order),
 		cmocka_unit_test(test_sorted_big_tables),
+		cmocka_unit_test(test_orders_match_text_orders),
 		cmocka_unit_test(test_strip_addresses),
 		cmocka_unit_test(test_fold_root_and_strip),
 		cmocka_unit_test(test_fold_reverse),

@@ -1,0 +1,180 @@
+/* test_stackset.c - stacks kept as frame id sequences: texts round-trip,
+ * lookups are exact even when hashes collide, merges keep every stack. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analysis/core/stackset.h"
+
+static uint32_t intern(struct fk_stackset *t, const char *p, size_t len, bool *added)
+{
+	uint32_t id = fk_stackset_intern(t, p, len, fk_strtab_hash(p, len), added);
+	assert_int_not_equal(id, FK_STACKSET_NONE);
+	return id;
+}
+
+static void assert_text(const struct fk_stackset *t, uint32_t id, const char *p, size_t len)
+{
+	char *buf = malloc(fk_stackset_get(t, id)->text_len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fk_stackset_text(t, id, buf), len);
+	assert_memory_equal(buf, p, len);
+	assert_int_equal(buf[len], '\0');
+	free(buf);
+}
+
+static void test_texts_round_trip(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		size_t len;
+		uint32_t frames;
+	} cases[] = {
+		{ "", 0, 1 },        { ";", 1, 2 },      { ";;", 2, 3 },     { "a", 1, 1 },
+		{ "a;", 2, 2 },      { ";a", 2, 2 },     { "a;;b", 4, 3 },   { "a;b;a", 5, 3 },
+		{ "a\0b;c", 5, 2 },  { "a b;c\td", 7, 2 }, { "\xff;\x01", 3, 2 },
+	};
+	struct fk_stackset t = { 0 };
+	uint32_t ids[sizeof cases / sizeof cases[0]];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool added;
+		ids[i] = intern(&t, cases[i].text, cases[i].len, &added);
+		assert_true(added);
+		assert_int_equal(ids[i], i);
+		assert_int_equal(fk_stackset_get(&t, ids[i])->nframes, cases[i].frames);
+		assert_int_equal(fk_stackset_get(&t, ids[i])->text_len, cases[i].len);
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool added = true;
+		assert_int_equal(intern(&t, cases[i].text, cases[i].len, &added), ids[i]);
+		assert_false(added);
+		assert_int_equal(fk_stackset_find(&t, cases[i].text, cases[i].len,
+						  fk_strtab_hash(cases[i].text, cases[i].len)),
+				 ids[i]);
+		assert_text(&t, ids[i], cases[i].text, cases[i].len);
+	}
+	/* Names are kept once: "", "a", "b", "a\0b", "c", "a b", "c\td", "\xff", "\x01". */
+	assert_int_equal(t.frames.count, 9);
+	assert_int_equal(fk_stackset_find(&t, "b", 1, fk_strtab_hash("b", 1)), FK_STACKSET_NONE);
+	fk_stackset_free(&t);
+}
+
+/* Every stack is given the same hash: only the check against the frames
+ * tells them apart. Texts of the same length that split differently, and
+ * names short and long, near the text's end and far from it. */
+static void test_same_hash_told_apart(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"ab;c", "a;bc", "abc;", ";abc", "a;b;c", "abcd",
+		"main;a_long_frame_name_past_eight_bytes;leaf",
+		"main;a_long_frame_name_past_eight_bytes;leaF",
+		"main;a_long_frame_name_past_eight_bytes;lea",
+		"main;a_long_frame_name_past_eight_bytez;leaf",
+		"Main;a_long_frame_name_past_eight_bytes;leaf",
+		"main;a_long_frame_name_past_eight_bytes",
+		"main;a_long_frame_name_past_eight_byteS",
+		"12345678;12345678", "12345678;12345679", "12345679;12345678",
+	};
+	enum { N = sizeof texts / sizeof texts[0] };
+	struct fk_stackset t = { 0 };
+	for (int round = 0; round < 2; round++)
+		for (uint32_t i = 0; i < N; i++) {
+			bool added;
+			uint32_t id = fk_stackset_intern(&t, texts[i], strlen(texts[i]), 42, &added);
+			assert_int_equal(id, i);
+			assert_true(added == (round == 0));
+		}
+	for (uint32_t i = 0; i < N; i++) {
+		assert_int_equal(fk_stackset_find(&t, texts[i], strlen(texts[i]), 42), i);
+		assert_text(&t, i, texts[i], strlen(texts[i]));
+	}
+	assert_int_equal(fk_stackset_find(&t, "ab;d", 4, 42), FK_STACKSET_NONE);
+	fk_stackset_free(&t);
+}
+
+static void fill(struct fk_stackset *t, unsigned from, unsigned to, unsigned step)
+{
+	char buf[96];
+	for (unsigned i = from; i < to; i += step) {
+		int n = snprintf(buf, sizeof buf, "root;%s%u;op%u;leaf%u", i % 3 ? "x" : "", i % 11,
+				 i, i % 5);
+		intern(t, buf, (size_t)n, NULL);
+	}
+}
+
+static void assert_all_found(const struct fk_stackset *t, const uint32_t *map,
+			     const struct fk_stackset *from_copy)
+{
+	for (uint32_t i = 0; i < from_copy->count; i++) {
+		char buf[96];
+		size_t n = fk_stackset_text(from_copy, i, buf);
+		assert_int_equal(fk_stackset_find(t, buf, n, fk_strtab_hash(buf, n)), map[i]);
+		assert_text(t, map[i], buf, n);
+	}
+}
+
+static void test_merge(void **state)
+{
+	(void)state;
+	struct fk_stackset t = { 0 }, from = { 0 }, copy = { 0 };
+	fill(&t, 0, 2000, 2);     /* even ones */
+	fill(&from, 0, 2000, 3);  /* a third of them shared with t */
+	fill(&copy, 0, 2000, 3);
+	uint32_t had = t.count;
+	uint32_t *map = malloc(from.count * sizeof *map);
+	assert_non_null(map);
+	assert_true(fk_stackset_merge(&t, &from, map));
+	assert_int_equal(t.count, had + (2000 / 3 + 1) - (2000 / 6 + 1));
+	assert_all_found(&t, map, &copy);
+	/* from is left as it was. */
+	for (uint32_t i = 0; i < copy.count; i++) {
+		char a[96], b[96];
+		size_t n = fk_stackset_text(&copy, i, a);
+		assert_int_equal(fk_stackset_text(&from, i, b), n);
+		assert_memory_equal(a, b, n);
+	}
+	free(map);
+	fk_stackset_free(&t);
+	fk_stackset_free(&from);
+	fk_stackset_free(&copy);
+}
+
+static void test_merge_disjoint_takes_sequences(void **state)
+{
+	(void)state;
+	struct fk_stackset t = { 0 }, from = { 0 }, copy = { 0 };
+	fill(&t, 0, 3000, 2);
+	fill(&from, 1, 3000, 2);
+	fill(&copy, 1, 3000, 2);
+	/* from's names in a different order, so its ids must be rewritten. */
+	assert_int_not_equal(strcmp(fk_stackset_frame(&t, 1)->p, fk_stackset_frame(&from, 1)->p), 0);
+	size_t bytes = t.seqs.bytes + from.seqs.bytes;
+	uint32_t *map = malloc(from.count * sizeof *map);
+	assert_non_null(map);
+	assert_true(fk_stackset_merge_disjoint(&t, &from, map));
+	fk_stackset_free(&from); /* t's stacks must not live in from's memory */
+	assert_int_equal(t.seqs.bytes, bytes); /* taken over, not copied */
+	assert_int_equal(t.count, 3000);
+	assert_all_found(&t, map, &copy);
+	free(map);
+	fk_stackset_free(&t);
+	fk_stackset_free(&copy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_texts_round_trip),
+		cmocka_unit_test(test_same_hash_told_apart),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_disjoint_takes_sequences),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
