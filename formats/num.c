@@ -103,15 +103,11 @@ static bool rescale(struct fk_num *a, uint8_t s)
 	return true;
 }
 
-bool fk_num_add(struct fk_num *acc, struct fk_num b)
+bool fk_num_add_rescaled(struct fk_num *acc, struct fk_num b)
 {
 	struct fk_num a = *acc;
-	if (a.scale != b.scale) { /* plain integers (the common case) skip this */
-		uint8_t s = a.scale > b.scale ? a.scale : b.scale;
-		if (!rescale(&a, s) || !rescale(&b, s))
-			return false;
-	}
-	if (__builtin_add_overflow(a.mant, b.mant, &a.mant))
+	uint8_t s = a.scale > b.scale ? a.scale : b.scale;
+	if (!rescale(&a, s) || !rescale(&b, s) || __builtin_add_overflow(a.mant, b.mant, &a.mant))
 		return false;
 	*acc = a;
 	return true;

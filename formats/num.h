@@ -48,9 +48,21 @@ enum fk_num_status {
 enum fk_num_status fk_num_parse(const char *s, size_t len, struct fk_num *out);
 const char *fk_num_status_text(enum fk_num_status st);
 
+/* fk_num_add for numbers of different scales. */
+bool fk_num_add_rescaled(struct fk_num *acc, struct fk_num b);
+
 /* *acc += b; false (and *acc unchanged) when the mantissa at the finer
- * scale would pass 128 bits. */
-bool fk_num_add(struct fk_num *acc, struct fk_num b);
+ * scale would pass 128 bits. Inline: every folded line adds four. */
+static inline bool fk_num_add(struct fk_num *acc, struct fk_num b)
+{
+	if (acc->scale != b.scale) /* plain integers (the common case) skip this */
+		return fk_num_add_rescaled(acc, b);
+	fk_u128 sum;
+	if (__builtin_add_overflow(acc->mant, b.mant, &sum))
+		return false;
+	acc->mant = sum;
+	return true;
+}
 /* *out = a * b, exact: false when the product passes 128 bits or needs more
  * than FK_NUM_MAX_SCALE decimals (trailing zeros dropped first). */
 bool fk_num_mul(struct fk_num a, struct fk_num b, struct fk_num *out);

@@ -1,17 +1,18 @@
 /* stackload.c - stack text files into a stacks table (see stackload.h).
  *
- * Large plain files are read by one thread per core. Every thread walks the
- * whole mapped file but keeps only the stacks of its own partition (told by
- * a stack's length and last bytes), so no stack is stored twice and the
- * tables merge without conflicts. Finding and parsing a line is cheap next
- * to hashing it whole, looking it up and comparing it with the stored copy,
- * which is the work that gets divided.
- * The first thread alone reports bad lines, in input order. Sums are exact,
- * so the result does not depend on the number of threads.
+ * Large plain files are read by one thread per core, each taking a piece of
+ * the mapped file (cut at line ends) into a table of its own; the tables are
+ * then merged in input order, so stacks get the ids one reader would give
+ * them. Each reader reads only its piece and hands its pages back behind
+ * it. Stacks are compact (frame ids), so a stack kept by two readers until
+ * the merge costs little. Bad lines are held per reader and reported in
+ * input order with their line numbers. Sums are exact, so the result does
+ * not depend on the number of threads.
  */
 #include "analysis/core/stackload.h"
 
 #include <pthread.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +47,11 @@ struct load_ctx {
 	uint64_t fail_line; /* a sum passed 128 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
 	bool batched;       /* lines stay valid until the end of the buffer */
-	unsigned part, nparts; /* keep stacks with hash % nparts == part */
-	bool reports;       /* this reader reports bad lines (one per file) */
-	atomic_bool *stop;  /* shared: a reader failed or stopped, all stop */
+	/* Shared by the readers: the first piece whose reader failed or stopped
+	 * at a bad line (strict). The readers of later pieces stop too; earlier
+	 * ones go on, since a bad line of theirs comes first. */
+	atomic_uint *stop_from;
+	unsigned piece;
 	const char *base;   /* mapped file, for progress on a terminal, or NULL */
 	size_t size;
 	unsigned shown_pct;
@@ -67,13 +70,18 @@ static bool seq_push(struct fk_seq *s, const struct fk_seq_item *it)
 
 static bool stopped(const struct load_ctx *c)
 {
-	return c->stop && atomic_load_explicit(c->stop, memory_order_relaxed);
+	return c->stop_from && atomic_load_explicit(c->stop_from, memory_order_relaxed) < c->piece;
 }
 
 static void set_stop(struct load_ctx *c)
 {
-	if (c->stop)
-		atomic_store_explicit(c->stop, true, memory_order_relaxed);
+	if (!c->stop_from)
+		return;
+	unsigned first = atomic_load_explicit(c->stop_from, memory_order_relaxed);
+	while (c->piece < first &&
+	       !atomic_compare_exchange_weak_explicit(c->stop_from, &first, c->piece,
+						      memory_order_relaxed, memory_order_relaxed))
+		;
 }
 
 static bool flush(struct load_ctx *c)
@@ -119,15 +127,6 @@ static void progress_done(const struct load_ctx *c)
 		fk_diag_progress_end(c->d);
 }
 
-/* Which reader keeps a stack: a function of its bytes, so equal stacks go
- * to one reader, but of its length and last bytes only, so that each reader
- * hashes whole stacks (most of a line's cost) only for its own lines. */
-static uint64_t partition(const char *stack, size_t len)
-{
-	size_t tail = len < 16 ? len : 16;
-	return fk_strtab_hash(stack + len - tail, tail) ^ len;
-}
-
 static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 {
 	struct load_ctx *c = arg;
@@ -138,8 +137,6 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_SKIP:
 		return true;
 	case FK_STACKLINE_INVALID:
-		if (!c->reports)
-			return !stopped(c);
 		/* Lines before it are added first, so errors come in input order. */
 		if (c->npending && !flush(c))
 			return false;
@@ -150,8 +147,8 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	case FK_STACKLINE_STACK:
 		break;
 	}
-	if (c->nparts > 1 && partition(sl.stack, sl.stack_len) % c->nparts != c->part)
-		return !stopped(c);
+	if (stopped(c))
+		return false;
 	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
 	fk_stackset_prefetch_slot(&c->stacks->set, h);
 	c->pending[c->npending] = (struct fk_stacks_pending){
@@ -177,7 +174,7 @@ struct worker {
 	pthread_t thread;
 	const char *p;
 	size_t n;
-	struct fk_stacks own; /* partitions after the first aggregate here */
+	struct fk_stacks own; /* pieces after the first aggregate here */
 	struct fk_diag diag;
 	struct load_ctx ctx;
 	uint64_t lines;
@@ -199,7 +196,6 @@ static unsigned worker_count(size_t bytes)
 	return fk_input_threads(bytes, PARALLEL_MIN_BYTES, DEFAULT_MAX_WORKERS);
 }
 
-/* Merges worker tables into the first one, then reports in input order. */
 /* Running totals for finding the line where they pass 128 bits. */
 struct totals_ctx {
 	struct fk_num total, total_before;
@@ -239,35 +235,37 @@ static void report_overflow_line(const struct mapped_text *m, const struct fk_st
 		fk_diag_error(d, "%s: sum of values passes 128 bits", name);
 }
 
-/* Reports what the readers found (the first one holds the bad lines), then
- * merges the other partitions into the first. */
+/* Reports the readers' bad lines in input order, each piece's line numbers
+ * shifted past the pieces before it, then merges the later pieces' tables
+ * into the first, in order. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
 					 const struct mapped_text *m, const struct fk_stacks *start,
-					 bool was_empty, struct fk_diag *d, const char *name)
+					 struct fk_diag *d, const char *name)
 {
-	/* A partition's totals leave out the others': the first line where
-	 * the file's totals pass 128 bits is found again over the whole file. */
 	bool overflow = false, nomem = false;
 	for (unsigned i = 0; i < n; i++) {
 		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
 		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
 	}
 	enum fk_input_result res = FK_INPUT_OK;
-	if (!fk_diag_replay(d, &w[0].diag, name, 0))
-		res = FK_INPUT_STOPPED; /* strict: a bad line */
-	else if (w[0].res == FK_INPUT_STOPPED && !overflow && !nomem)
-		res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
-	/* Partitions are disjoint; when the table started empty they are also
-	 * disjoint from it, and their strings are taken over, not copied. */
+	uint64_t offset = 0;
+	for (unsigned i = 0; i < n && res == FK_INPUT_OK; i++) {
+		if (!fk_diag_replay(d, &w[i].diag, name, offset))
+			res = FK_INPUT_STOPPED; /* strict: a bad line */
+		else if (w[i].res == FK_INPUT_STOPPED && !overflow && !nomem)
+			res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
+		offset += w[i].lines;
+	}
 	for (unsigned i = 1; i < n; i++) {
 		if (res == FK_INPUT_OK && !overflow && !nomem) {
-			enum fk_stacks_status st = was_empty ? fk_stacks_merge_disjoint(into, &w[i].own)
-							    : fk_stacks_merge(into, &w[i].own);
+			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
 			overflow |= st == FK_STACKS_OVERFLOW;
 			nomem |= st == FK_STACKS_NOMEM;
 		}
 		fk_stacks_free(&w[i].own);
 	}
+	/* A piece's totals leave out the pieces before it: the first line where
+	 * the file's totals pass 128 bits is found again over the whole file. */
 	if (res == FK_INPUT_OK && overflow) {
 		report_overflow_line(m, start, d, name);
 		res = FK_INPUT_ERROR;
@@ -278,6 +276,17 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	return res;
 }
 
+/* Where piece i of n begins: just after a line end (the end for i == n). */
+static const char *piece_start(const struct mapped_text *m, unsigned i, unsigned n)
+{
+	const char *end = m->data + m->len;
+	if (i == 0 || i >= n)
+		return i == 0 ? m->data : end;
+	const char *p = m->data + m->len / n * i;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl + 1 : end;
+}
+
 static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned n,
 					  struct fk_stacks *into, struct fk_diag *d,
 					  const char *name)
@@ -286,33 +295,33 @@ static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned 
 	memset(w, 0, sizeof w);
 	/* The totals before this file, should an overflow need finding again. */
 	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
-	bool was_empty = fk_stacks_count(into) == 0;
-	atomic_bool stop = false;
+	atomic_uint stop_from = UINT_MAX;
 	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
-		w[i].p = m->data;
-		w[i].n = m->len;
+		w[i].p = piece_start(m, i, n);
+		w[i].n = (size_t)(piece_start(m, i + 1, n) - w[i].p);
 		fk_diag_defer(&w[i].diag, d);
 		w[i].ctx = (struct load_ctx){
 			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
-			.batched = true, .part = i, .nparts = n, .reports = i == 0, .stop = &stop,
+			.batched = true, .stop_from = &stop_from, .piece = i,
 		};
+		/* The first reader's share of the file stands for the whole. */
 		if (i == 0 && m->len >= PROGRESS_MIN_BYTES && !d->quiet && isatty(STDERR_FILENO)) {
-			w[i].ctx.base = m->data;
-			w[i].ctx.size = m->len;
+			w[i].ctx.base = w[i].p;
+			w[i].ctx.size = w[i].n ? w[i].n : 1;
 		}
 	}
-	/* One partition is done on this thread; the others get threads. */
+	/* The first piece is read on this thread; the others get threads. */
 	for (started = 1; started < n; started++)
 		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
 			break;
 	work(&w[0]);
 	for (unsigned i = started; i < n; i++)
-		work(&w[i]); /* could not start a thread: do its partition here */
+		work(&w[i]); /* could not start a thread: read its piece here */
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	progress_done(&w[0].ctx);
-	return join_workers(w, n, into, m, &before, was_empty, d, name);
+	return join_workers(w, n, into, m, &before, d, name);
 }
 
 enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,
@@ -324,7 +333,7 @@ enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stac
 		struct mapped_text m = { in->map, in->map_len };
 		return load_parallel(&m, worker_count(m.len), into, d, in->name);
 	}
-	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = in->name, .reports = true };
+	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = in->name };
 	enum fk_input_result r = fk_input_read_lines(in, on_line, &c, d);
 	if (c.fail != FK_STACKS_OK) {
 		report_failure(d, in->name, c.fail, c.fail_line);

@@ -67,6 +67,10 @@ static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *
 {
 	if (e->text_len != len)
 		return false;
+	/* The names' addresses do not depend on each other: ask for them all
+	 * first, so their cache misses overlap instead of coming one a frame. */
+	for (uint32_t i = 0; i < e->nframes; i++)
+		__builtin_prefetch(fk_strtab_get(&t->frames, e->frames[i])->p);
 	const char *p = text;
 	for (uint32_t i = 0; i < e->nframes; i++) {
 		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);

@@ -9,8 +9,8 @@
  * the streaming paths (standard input from a pipe, a gzip copy, the sequence
  * kept for flame charts) and matches a model kept by the generator; bad lines
  * are reported in file order with file line numbers and counted; strict mode
- * stops at the first one; sums passing 128 bits within one hash partition and
- * only across partitions are errors naming the line; a table that already holds
+ * stops at the first one; sums passing 128 bits within one reader's share and
+ * only across shares are errors naming the line; a table that already holds
  * stacks keeps them. Then the pieces on small tables: batched adds against
  * one-by-one adds (ids, sums, stopping at an overflow), merges (sums, strings
  * copied only when new and outliving their table, empty tables, overflow),
