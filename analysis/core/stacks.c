@@ -98,12 +98,10 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 	return FK_STACKS_OK;
 }
 
-/* Adds from's stacks to s and frees from. Disjoint tables hand their
- * frame sequences over (no lookup, no copy); otherwise only stacks new to s
- * are copied, with their hashes reused. A merge whose totals would pass 128
- * bits adds nothing (every stack's sums are within the totals). */
-static enum fk_stacks_status merge(struct fk_stacks *s, struct fk_stacks *from, bool disjoint)
+enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
 {
+	/* A merge whose totals would pass 128 bits adds nothing (every stack's
+	 * sums are within the totals). */
 	struct fk_stack_sums all = { .value = from->total, .before = from->total_before };
 	struct fk_num total, total_before;
 	if (!totals_after(s, &all, &total, &total_before)) {
@@ -112,8 +110,7 @@ static enum fk_stacks_status merge(struct fk_stacks *s, struct fk_stacks *from, 
 	}
 	uint32_t n = fk_stacks_count(from), had = fk_stacks_count(s);
 	uint32_t *into = malloc(((size_t)n + 1) * sizeof *into);
-	bool merged = into && (disjoint ? fk_stackset_merge_disjoint(&s->set, &from->set, into)
-				       : fk_stackset_merge(&s->set, &from->set, into));
+	bool merged = into && fk_stackset_take(&s->set, &from->set, into);
 	/* Stacks new to s (ids past what it had) start from zero sums, also
 	 * when the merge stopped half way. */
 	uint32_t now = fk_stacks_count(s);
@@ -133,16 +130,6 @@ static enum fk_stacks_status merge(struct fk_stacks *s, struct fk_stacks *from, 
 	s->lines += from->lines;
 	fk_stacks_free(from);
 	return st;
-}
-
-enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from)
-{
-	return merge(s, from, false);
-}
-
-enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from)
-{
-	return merge(s, from, true);
 }
 
 enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size_t len,

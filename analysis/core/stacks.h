@@ -68,13 +68,10 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,
 					 const struct fk_stack_sums *sums, uint32_t *id);
 
-/* Adds every stack of from into s (copying only the stacks s lacks) and
- * frees from, also when it fails. */
+/* Adds every stack of from into s and frees from, also when it fails. What
+ * from holds that s lacks (names, frame sequences) is taken over, not
+ * copied. */
 enum fk_stacks_status fk_stacks_merge(struct fk_stacks *s, struct fk_stacks *from);
-/* The same when no stack of from is in s (disjoint tables, e.g. hash
- * partitions of one input read into empty tables): s takes over from's
- * strings instead of copying them. */
-enum fk_stacks_status fk_stacks_merge_disjoint(struct fk_stacks *s, struct fk_stacks *from);
 
 static inline uint32_t fk_stacks_count(const struct fk_stacks *s) { return s->set.count; }
 

@@ -95,14 +95,11 @@ struct key {
 	size_t len;
 	const uint32_t *frames;
 	uint32_t nframes;
-	bool never;   /* known absent: only the empty slot is wanted */
 };
 
 static inline bool matches(const struct fk_stackset *t, const struct fk_stack_entry *e,
 			   const struct key *k)
 {
-	if (k->never)
-		return false;
 	if (k->frames)
 		return same_frames(e, k->frames, k->nframes);
 	return same_text(t, e, k->text, k->len);
@@ -204,48 +201,53 @@ uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t 
 	return probe(t, hash, &k, &slot);
 }
 
-/* from's frame ids as t's: the names from has that t lacks are added. */
-static uint32_t *frame_map(struct fk_stackset *t, const struct fk_stackset *from)
+/* from's frame ids as t's: the names from has that t lacks are added,
+ * copied, or (take) pointing into from's arena, which t then adopts. */
+static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool take)
 {
 	uint32_t *map = malloc(((size_t)from->frames.count + 1) * sizeof *map);
 	for (uint32_t f = 0; map && f < from->frames.count; f++) {
 		const struct fk_str *s = fk_strtab_get(&from->frames, f);
-		map[f] = fk_strtab_intern_hashed(&t->frames, s->p, s->len, s->hash, NULL);
+		map[f] = take ? fk_strtab_add_owned(&t->frames, s->p, s->len, s->hash)
+			      : fk_strtab_intern_hashed(&t->frames, s->p, s->len, s->hash, NULL);
 		if (map[f] == FK_STRTAB_NONE) {
 			free(map);
 			return NULL;
 		}
 	}
+	if (map && take)
+		fk_arena_adopt(&t->frames.arena, &from->frames.arena);
 	return map;
 }
 
-/* Adds from's stacks to t (see fk_stackset_merge). Disjoint: from's
- * sequences are rewritten in t's frame ids where they are and taken over;
- * otherwise they are rewritten into scratch, looked up, and copied when
- * new, and from is left as it was. */
-static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool disjoint, uint32_t *map)
+/* Adds from's stacks to t. take: from's sequences are rewritten in t's
+ * frame ids where they are, and those of stacks new to t are kept there
+ * (t adopts the arena); otherwise they are rewritten into scratch, looked
+ * up, copied when new, and from is left as it was. */
+static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, uint32_t *map)
 {
 	if (!t->slots && !grow_index(t))
 		return false;
-	uint32_t *fmap = frame_map(t, from);
+	uint32_t *fmap = frame_map(t, from, take);
 	if (!fmap)
 		return false;
 	bool ok = true;
 	for (uint32_t i = 0; i < from->count && ok; i++) {
 		const struct fk_stack_entry *e = &from->stacks[i];
 		uint32_t *frames = (uint32_t *)e->frames;
-		if (!disjoint && !FK_GROW(t->scratch, t->scratch_cap, e->nframes, 64)) {
-			ok = false;
-			break;
-		}
-		if (!disjoint)
+		if (!take) {
+			if (!FK_GROW(t->scratch, t->scratch_cap, e->nframes, 64)) {
+				ok = false;
+				break;
+			}
 			frames = t->scratch;
+		}
 		for (uint32_t k = 0; k < e->nframes; k++)
 			frames[k] = fmap[e->frames[k]];
 		size_t slot = 0;
-		struct key k = { .frames = frames, .nframes = e->nframes, .never = disjoint };
+		struct key k = { .frames = frames, .nframes = e->nframes };
 		uint32_t id = probe(t, e->hash, &k, &slot);
-		if (id == FK_STACKSET_NONE && !disjoint &&
+		if (id == FK_STACKSET_NONE && !take &&
 		    !(frames = (uint32_t *)copy_frames(t, frames, e->nframes)))
 			ok = false;
 		if (ok && id == FK_STACKSET_NONE)
@@ -253,7 +255,7 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool disjoint
 		map[i] = id;
 		ok = ok && id != FK_STACKSET_NONE;
 	}
-	if (disjoint)
+	if (take)
 		fk_arena_adopt(&t->seqs, &from->seqs);
 	free(fmap);
 	return ok;
@@ -261,10 +263,11 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool disjoint
 
 bool fk_stackset_merge(struct fk_stackset *t, const struct fk_stackset *from, uint32_t *map)
 {
+	/* Not taken: from is only read. */
 	return merge(t, (struct fk_stackset *)from, false, map);
 }
 
-bool fk_stackset_merge_disjoint(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map)
+bool fk_stackset_take(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map)
 {
 	return merge(t, from, true, map);
 }

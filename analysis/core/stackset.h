@@ -56,13 +56,13 @@ uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t 
 			  uint64_t hash);
 
 /* Adds every stack of from to t, map[i] receiving the id in t of from's
- * stack i (FK_STACKSET_NONE from where it failed). false when out of
- * memory. */
+ * stack i. false when out of memory (map is then filled up to the stack
+ * that failed). */
 bool fk_stackset_merge(struct fk_stackset *t, const struct fk_stackset *from, uint32_t *map);
-/* The same when no stack of from is in t (hash partitions of one input read
- * into empty sets): none is looked up, and from's sequences are taken over,
- * not copied. from is left for the caller to free. */
-bool fk_stackset_merge_disjoint(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map);
+/* The same for a set that is done with (hash partitions or pieces of one
+ * input): what from holds that t lacks, names and sequences, is taken over,
+ * not copied, and from is left for the caller to free. */
+bool fk_stackset_take(struct fk_stackset *t, struct fk_stackset *from, uint32_t *map);
 
 /* Cache hints for a later intern of this hash (see fk_strtab_prefetch_*). */
 void fk_stackset_prefetch_slot(const struct fk_stackset *t, uint64_t hash);

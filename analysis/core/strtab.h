@@ -40,8 +40,8 @@ uint64_t fk_strtab_hash(const char *p, size_t len);
 /* fk_strtab_intern with the hash already computed. */
 uint32_t fk_strtab_intern_hashed(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
 				 bool *added);
-/* Adds a string known to be absent, whose bytes already live as long as t
- * (in an arena t adopted) and whose hash is known: no lookup, no copy. */
+/* fk_strtab_intern_hashed for bytes that already live as long as t (in an
+ * arena t adopts): a string new to t is not copied. */
 uint32_t fk_strtab_add_owned(struct fk_strtab *t, const char *p, size_t len, uint64_t hash);
 /* Cache hints for a later lookup of this hash: its index slot, then (once the
  * slot is in cache) the entry and first bytes it points to. Never fail. */

@@ -1,5 +1,5 @@
 /* test_load.c - analysis/load.h, and what its parallel path is built from:
- * fk_stacks_add_batch, fk_stacks_merge, fk_stacks_merge_disjoint
+ * fk_stacks_add_batch, fk_stacks_merge
  * (analysis/stacks.h) and fk_arena_adopt (analysis/arena.h).
  *
  * Covers fk_load_stacktext on a generated file over the 32 MiB threshold
@@ -1251,8 +1251,9 @@ static void test_merge_adopts_strings(void **state)
 	char buf[512];
 	add1(&s, "s;own", "1");
 	size_t shared_len = adopted_text(buf, sizeof buf, 7);
-	add1(&s, buf, "1"); /* s already has this one: it must not be copied again */
-	size_t before = s.set.seqs.bytes, copied = 0;
+	size_t shared_seq = sequence_bytes(buf, shared_len);
+	add1(&s, buf, "1"); /* s already has this one */
+	size_t before = s.set.seqs.bytes, names = s.set.frames.arena.bytes, copied = 0;
 	for (unsigned i = 0; i < N; i++) {
 		size_t n = adopted_text(buf, sizeof buf, i);
 		add1(&from, buf, "2");
@@ -1267,11 +1268,16 @@ static void test_merge_adopts_strings(void **state)
 	add1(&from, huge, "3");
 	copied += sequence_bytes(huge, huge_len);
 	(void)shared_len;
+	/* from's sequences and names are taken over whole, none copied (the
+	 * one stack s had too keeps s's). */
+	assert_int_equal(from.set.seqs.bytes, copied + shared_seq);
+	names += from.set.frames.arena.bytes;
 
 	assert_int_equal(fk_stacks_merge(&s, &from), FK_STACKS_OK);
 	assert_int_equal(fk_stacks_count(&from), 0); /* from is freed */
 	fk_stacks_free(&from);                       /* and may be freed again */
-	assert_int_equal(s.set.seqs.bytes, before + copied);
+	assert_int_equal(s.set.seqs.bytes, before + copied + shared_seq);
+	assert_int_equal(s.set.frames.arena.bytes, names);
 	assert_int_equal(fk_stacks_count(&s), N + 2);
 	/* More strings after the merge. */
 	for (unsigned i = 0; i < 3000; i++) {
@@ -1458,7 +1464,7 @@ static void test_arena_adopt(void **state)
 }
 
 
-/* ---- fk_stacks_merge_disjoint ------------------------------------------- */
+/* ---- fk_stacks_merge of disjoint tables ----------------------------------- */
 
 static void test_merge_disjoint(void **state)
 {
@@ -1471,7 +1477,7 @@ static void test_merge_disjoint(void **state)
 		add1(&all, buf, "2");
 	}
 	size_t bytes = s.set.seqs.bytes + from.set.seqs.bytes;
-	assert_int_equal(fk_stacks_merge_disjoint(&s, &from), FK_STACKS_OK);
+	assert_int_equal(fk_stacks_merge(&s, &from), FK_STACKS_OK);
 	assert_int_equal(fk_stacks_count(&from), 0);
 	assert_int_equal(s.set.seqs.bytes, bytes); /* taken over, not copied */
 	assert_int_equal(fk_stacks_count(&s), 3000);

@@ -146,7 +146,7 @@ static void test_merge(void **state)
 	fk_stackset_free(&copy);
 }
 
-static void test_merge_disjoint_takes_sequences(void **state)
+static void test_take_keeps_sequences_and_names(void **state)
 {
 	(void)state;
 	struct fk_stackset t = { 0 }, from = { 0 }, copy = { 0 };
@@ -156,11 +156,13 @@ static void test_merge_disjoint_takes_sequences(void **state)
 	/* from's names in a different order, so its ids must be rewritten. */
 	assert_int_not_equal(strcmp(fk_stackset_frame(&t, 1)->p, fk_stackset_frame(&from, 1)->p), 0);
 	size_t bytes = t.seqs.bytes + from.seqs.bytes;
+	size_t names = t.frames.arena.bytes + from.frames.arena.bytes;
 	uint32_t *map = malloc(from.count * sizeof *map);
 	assert_non_null(map);
-	assert_true(fk_stackset_merge_disjoint(&t, &from, map));
-	fk_stackset_free(&from); /* t's stacks must not live in from's memory */
+	assert_true(fk_stackset_take(&t, &from, map));
+	fk_stackset_free(&from); /* what t took must outlive from (ASan) */
 	assert_int_equal(t.seqs.bytes, bytes); /* taken over, not copied */
+	assert_int_equal(t.frames.arena.bytes, names);
 	assert_int_equal(t.count, 3000);
 	assert_all_found(&t, map, &copy);
 	free(map);
@@ -174,7 +176,7 @@ int main(void)
 		cmocka_unit_test(test_texts_round_trip),
 		cmocka_unit_test(test_same_hash_told_apart),
 		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_merge_disjoint_takes_sequences),
+		cmocka_unit_test(test_take_keeps_sequences_and_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
