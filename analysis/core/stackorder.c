@@ -127,7 +127,7 @@ static int cmp_value(const void *x, const void *y, void *ctx)
 	return c ? c : cmp_lines(o, a, b);
 }
 
-/* Ranks every key. false when out of memory. */
+/* Ranks the keys. false when out of memory. */
 static bool rank_keys(struct order *o)
 {
 	const struct fk_stacks *s = o->s;
@@ -149,16 +149,29 @@ static bool rank_keys(struct order *o)
 		}
 		o->tail_at[nleaves] = len;
 	}
+	if (nkeys > UINT32_MAX - 1)
+		return false;
+	/* Only the keys some stack uses are ranked: a name that only ever ends
+	 * stacks has no "name;" key to sort, and the reverse (with names that
+	 * never repeat, the worst case, that halves the sort). */
+	o->rank = calloc(nkeys + 1, sizeof *o->rank);
 	uint32_t *keys = malloc((nkeys + 1) * sizeof *keys);
-	o->rank = malloc((nkeys + 1) * sizeof *o->rank);
-	if (!keys || !o->rank || nkeys > UINT32_MAX - 1) {
+	if (!keys || !o->rank) {
 		free(keys);
 		return false;
 	}
+	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
+		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
+		for (uint32_t i = 0; i + 1 < e->nframes; i++)
+			o->rank[e->frames[i]] = 1;
+		o->rank[o->nframes + (o->flame ? id : e->frames[e->nframes - 1])] = 1;
+	}
+	size_t used = 0;
 	for (size_t k = 0; k < nkeys; k++)
-		keys[k] = (uint32_t)k;
-	bool ok = fk_chunk_sort(keys, nkeys, key_chunk, key_head, o);
-	for (size_t i = 0; ok && i < nkeys; i++)
+		if (o->rank[k])
+			keys[used++] = (uint32_t)k;
+	bool ok = fk_chunk_sort(keys, used, key_chunk, key_head, o);
+	for (size_t i = 0; ok && i < used; i++)
 		o->rank[keys[i]] = (uint32_t)i;
 	free(keys);
 	return ok;

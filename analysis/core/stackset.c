@@ -18,6 +18,8 @@ static uint64_t slot_value(uint64_t hash, uint32_t id)
 static bool grow_index(struct fk_stackset *t)
 {
 	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
+	while (nslots < ((size_t)t->count + 1) * 2) /* an index dropped, built again */
+		nslots *= 2;
 	uint64_t *slots = calloc(nslots, sizeof *slots);
 	if (!slots)
 		return false;
@@ -228,6 +230,12 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 {
 	if (!t->slots && !grow_index(t))
 		return false;
+	if (take) { /* from is read by id only: its indexes go before t's grow */
+		fk_strtab_drop_index(&from->frames);
+		free(from->slots);
+		from->slots = NULL;
+		from->mask = 0;
+	}
 	uint32_t *fmap = frame_map(t, from, take);
 	if (!fmap)
 		return false;

@@ -21,6 +21,8 @@ static uint64_t slot_value(uint64_t hash, uint32_t id)
 static bool grow_index(struct fk_strtab *t)
 {
 	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
+	while (nslots < ((size_t)t->count + 1) * 2) /* an index dropped, built again */
+		nslots *= 2;
 	uint64_t *slots = calloc(nslots, sizeof *slots);
 	if (!slots)
 		return false;
@@ -135,6 +137,13 @@ uint32_t fk_strtab_prefetch_entry(const struct fk_strtab *t, uint64_t hash)
 	const struct fk_str *s = &t->strs[(uint32_t)v - 1];
 	__builtin_prefetch(s);
 	return (uint32_t)v - 1;
+}
+
+void fk_strtab_drop_index(struct fk_strtab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = 0;
 }
 
 void fk_strtab_free(struct fk_strtab *t)

@@ -54,6 +54,9 @@ static inline const struct fk_str *fk_strtab_get(const struct fk_strtab *t, uint
 {
 	return &t->strs[id];
 }
+/* Frees the hash index of a table read only by id from now on (a table
+ * being merged away); an intern after it builds the index again. */
+void fk_strtab_drop_index(struct fk_strtab *t);
 void fk_strtab_free(struct fk_strtab *t);
 /* Bytes held (strings, entries, index), for memory reports. */
 size_t fk_strtab_memory(const struct fk_strtab *t);

@@ -206,6 +206,19 @@ static void test_strtab_growth(void **state)
 	}
 	assert_int_equal(fk_strtab_find(&t, "frame_200000", 12), FK_STRTAB_NONE);
 	assert_true(fk_strtab_memory(&t) > (size_t)N * 8);
+	/* A dropped index is built again, at the size the table needs, by the
+	 * next intern: old ids found, new ones dense. */
+	fk_strtab_drop_index(&t);
+	assert_int_equal(fk_strtab_find(&t, "frame_7", 7), FK_STRTAB_NONE);
+	bool added = true;
+	assert_int_equal(fk_strtab_intern(&t, "frame_7", 7, &added), 7);
+	assert_false(added);
+	assert_int_equal(fk_strtab_intern(&t, "frame_200000", 12, &added), N);
+	assert_true(added);
+	for (uint32_t i = 0; i < N; i += 997) {
+		int n = snprintf(buf, sizeof buf, "frame_%u", i);
+		assert_int_equal(fk_strtab_find(&t, buf, (size_t)n), i);
+	}
 	fk_strtab_free(&t);
 }
 
