@@ -49,9 +49,10 @@ echo "  stackfold --table: ${mt_s}s  peak RSS $((mt_rss / 1024)) MB"
 set -- $(m "$BUILD/flamegraph $dir/many.folded.txt > $dir/many.svg"); mf_s=$1; mf_rss=$2
 echo "  flamegraph: ${mf_s}s  peak RSS $((mf_rss / 1024)) MB  SVG $(grep -c '<g >' "$dir/many.svg") frames, $(wc -c < "$dir/many.svg" | awk '{printf "%.1f", $1/1e6}') MB; $(grep -o '[0-9]* frames narrower' "$dir/many.svg" | head -1) than minwidth left out"
 
-# The worst case for memory: BENCH_DISTINCT (1M) distinct random 20-frame
-# stacks, each on one line (nothing repeats), folded and drawn; peak RSS
-# as a ratio of the input's size.
+# Memory on distinct stacks: BENCH_DISTINCT (1M) distinct random 20-frame
+# stacks, each on one line (no stack repeats, names do), folded and drawn;
+# peak RSS as a ratio of the input's size. Then the worst case: no frame
+# name repeats either (each one costs its text and an index entry).
 ndist=${BENCH_DISTINCT:-1000000}
 distinct=$dir/stacks_distinct_$ndist.txt
 [ -s "$distinct" ] || { "$BUILD/bench-gen" 0 "$ndist" 20 20 once > "$distinct.tmp" && mv "$distinct.tmp" "$distinct"; }
@@ -61,6 +62,13 @@ ratio() { awk -v k="$1" -v b="$dsize" 'BEGIN { printf "%.2fx", k * 1024 / b }'; 
 set -- $(m "$BUILD/stackfold $distinct > $dir/distinct.folded.txt"); ds=$1; drss=$2
 set -- $(m "$BUILD/flamegraph $distinct > $dir/distinct.svg"); dfs=$1; dfrss=$2
 echo "$ndist distinct 20-frame stacks ($(echo "$dsize" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${ds}s peak RSS $((drss / 1024)) MB ($(ratio "$drss") the input); flamegraph ${dfs}s peak RSS $((dfrss / 1024)) MB ($(ratio "$dfrss"))"
+unnamed=$dir/stacks_unique_names.txt
+[ -s "$unnamed" ] || awk 'BEGIN { for (i = 0; i < 250000; i++) { s = "";
+	for (j = 0; j < 20; j++) s = s (j ? ";" : "") "frame_" i "_" j "_xxxxxxxxxxxxxxxxxxxx";
+	print s, i % 97 + 1 } }' > "$unnamed"
+dsize=$(wc -c < "$unnamed")
+set -- $(m "$BUILD/stackfold $unnamed > $dir/unique_names.folded.txt"); us=$1; urss=$2
+echo "worst case, no frame name repeats (250k stacks of 20, $(echo "$dsize" | awk '{printf "%.0f", $1/1e6}') MB): stackfold ${us}s peak RSS $((urss / 1024)) MB ($(ratio "$urss") the input)"
 
 small=$dir/stacks_100k.txt
 head -n 100000 "$big" > "$small"
