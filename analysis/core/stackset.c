@@ -126,11 +126,13 @@ static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const stru
 	}
 }
 
-/* Records a new stack whose sequence lives in t->seqs at the empty slot. */
+/* Records a new stack at the empty slot; its sequence lives as long as t
+ * (in t->seqs, or in an arena t adopts). */
 static uint32_t add_entry(struct fk_stackset *t, size_t slot, const uint32_t *frames,
 			  uint32_t n, uint32_t text_len, uint64_t hash)
 {
-	if (t->count >= UINT32_MAX - 1 || !FK_GROW(t->stacks, t->cap, (size_t)t->count + 1, FIRST_STACKS))
+	if (t->count >= UINT32_MAX - 1 ||
+	    !FK_GROW(t->stacks, t->cap, (size_t)t->count + 1, FIRST_STACKS))
 		return FK_STACKSET_NONE;
 	uint32_t id = t->count++;
 	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, hash };
