@@ -6,22 +6,23 @@
 
 #include "formats/grow.h"
 
-static struct fk_table_row *row_of(struct fk_table *t, const char *name, size_t len)
+/* The row of a name, added when new; its index or FK_STRTAB_NONE. */
+static uint32_t row_of(struct fk_table *t, const char *name, size_t len)
 {
 	bool added = false;
 	uint32_t id = fk_strtab_intern(&t->names, name, len, &added);
-	if (id == FK_STRTAB_NONE)
-		return NULL;
-	if (!FK_GROW(t->rows, t->cap, (size_t)id + 1, 1024))
-		return NULL;
-	struct fk_table_row *r = &t->rows[id];
+	if (id == FK_STRTAB_NONE || !FK_GROW(t->rows, t->cap, (size_t)id + 1, 1024))
+		return FK_STRTAB_NONE;
 	if (added)
-		*r = (struct fk_table_row){ .name = fk_strtab_get(&t->names, id)->p, .len = (uint32_t)len };
-	return r;
+		t->rows[id] = (struct fk_table_row){ .name = fk_strtab_get(&t->names, id)->p,
+						     .len = (uint32_t)len };
+	return id;
 }
 
-bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
-		  enum fk_table_calls calls)
+/* Adds s's stacks. Each of s's frame names is looked up in the table once
+ * (rows_of maps s's frame ids to rows), not once per stack. */
+static bool add_stacks(struct fk_table *t, int metric, const struct fk_stacks *s,
+		       enum fk_table_calls calls, uint32_t *rows_of)
 {
 	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
 		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
@@ -33,9 +34,13 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
 		t->grand_calls += n;
 		struct fk_table_row *r = NULL;
 		for (uint32_t f = 0; f < e->nframes; f++) {
-			const struct fk_str *name = fk_stackset_frame(&s->set, e->frames[f]);
-			if (!(r = row_of(t, name->p, name->len)))
-				return false;
+			uint32_t *row = &rows_of[e->frames[f]];
+			if (*row == FK_STRTAB_NONE) {
+				const struct fk_str *name = fk_stackset_frame(&s->set, e->frames[f]);
+				if ((*row = row_of(t, name->p, name->len)) == FK_STRTAB_NONE)
+					return false;
+			}
+			r = &t->rows[*row];
 			if (r->seen != serial) { /* once per stack, even when it recurses */
 				r->seen = serial;
 				if (!fk_num_add(&r->total[metric], sums->value))
@@ -51,6 +56,18 @@ bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
 		}
 	}
 	return true;
+}
+
+bool fk_table_add(struct fk_table *t, int metric, const struct fk_stacks *s,
+		  enum fk_table_calls calls)
+{
+	uint32_t *rows_of = malloc(((size_t)s->set.frames.count + 1) * sizeof *rows_of);
+	if (!rows_of)
+		return false;
+	memset(rows_of, 0xff, ((size_t)s->set.frames.count + 1) * sizeof *rows_of);
+	bool ok = add_stacks(t, metric, s, calls, rows_of);
+	free(rows_of);
+	return ok;
 }
 
 static double avg_of(const struct fk_table_row *r, int m)
