@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/grow.h"
 #include "render/layout.h"
 #include "render/memcolors.h"
 #include "render/palette_map.h"
@@ -127,6 +128,38 @@ static double item_width(const struct fk_stack_sums *s)
 	return fk_num_to_double(s->value);
 }
 
+/* Stacks handed to the layout as frame ids: each name of the set is
+ * interned into the layout once, when first drawn. */
+struct frame_feed {
+	const struct fk_stackset *set;
+	uint32_t *layout_id; /* per frame of the set; FK_STRTAB_NONE until drawn */
+	uint32_t *ids;       /* one stack's, in the layout's ids */
+	size_t cap;
+};
+
+static bool push_stack(struct fk_layout *L, struct frame_feed *f, uint32_t id,
+		       struct fk_num count, bool has_delta, double delta)
+{
+	const struct fk_stack_entry *e = fk_stackset_get(f->set, id);
+	size_t n = e->nframes;
+	/* flamegraph.pl splits with Perl's split, which drops trailing empty
+	 * frames. */
+	while (n > 0 && fk_stackset_frame(f->set, e->frames[n - 1])->len == 0)
+		n--;
+	if (!FK_GROW(f->ids, f->cap, n + 1, 64))
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t *as = &f->layout_id[e->frames[k]];
+		if (*as == FK_STRTAB_NONE) {
+			const struct fk_str *name = fk_stackset_frame(f->set, e->frames[k]);
+			if ((*as = fk_layout_name(L, name->p, name->len)) == FK_STRTAB_NONE)
+				return false;
+		}
+		f->ids[k] = *as;
+	}
+	return fk_layout_push_frames(L, f->ids, n, count, has_delta, delta);
+}
+
 enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 				     const uint32_t *order, const struct fk_seq *seq,
 				     const struct fk_flame_opts *o, struct fk_flame_report *rep)
@@ -154,33 +187,31 @@ enum fk_flame_status fk_flame_render(FILE *out, const struct fk_stacks *stacks,
 	struct fk_layout L;
 	fk_layout_init(&L, min_time);
 	bool ok = true;
-	/* The layout compares a stack with the one before, whose text must stay:
-	 * two buffers, used in turn. */
-	char *text[2] = { NULL, NULL };
-	size_t text_cap[2] = { 0, 0 }, len;
-	unsigned turn = 0;
+	struct frame_feed feed = {
+		.set = &stacks->set,
+		.layout_id = malloc(((size_t)stacks->set.frames.count + 1) * sizeof *feed.layout_id),
+	};
+	ok = feed.layout_id != NULL;
+	if (ok)
+		memset(feed.layout_id, 0xff, ((size_t)stacks->set.frames.count + 1) * sizeof *feed.layout_id);
 	if (seq) {
 		for (size_t i = 0; i < seq->count && ok; i++) {
 			const struct fk_seq_item *it = &seq->items[i];
 			if (it->stack == FK_STRTAB_NONE)
 				continue;
 			double after = fk_num_to_double(it->value);
-			turn ^= 1;
-			ok = (len = fk_stacks_text(stacks, it->stack, &text[turn], &text_cap[turn])) != SIZE_MAX &&
-			     fk_layout_push_count(&L, text[turn], len, it->value, it->nvalues == 2,
-						  after - fk_num_to_double(it->before));
+			ok = push_stack(&L, &feed, it->stack, it->value, it->nvalues == 2,
+					after - fk_num_to_double(it->before));
 		}
 	} else {
 		for (uint32_t i = 0; i < fk_stacks_count(stacks) && ok; i++) {
 			const struct fk_stack_sums *v = &stacks->sums[order[i]];
-			turn ^= 1;
-			ok = (len = fk_stacks_text(stacks, order[i], &text[turn], &text_cap[turn])) != SIZE_MAX &&
-			     fk_layout_push_count(&L, text[turn], len, v->value, v->diff,
-						  item_width(v) - fk_num_to_double(v->before));
+			ok = push_stack(&L, &feed, order[i], v->value, v->diff,
+					item_width(v) - fk_num_to_double(v->before));
 		}
 	}
-	free(text[0]);
-	free(text[1]);
+	free(feed.layout_id);
+	free(feed.ids);
 	ok = ok && fk_layout_finish(&L, timemax);
 
 	struct fk_palette_map map = { 0 };

@@ -140,10 +140,9 @@ static size_t frame_ids(struct fk_layout *L, const char *s, size_t len)
 	return L->ids[0] == FK_STRTAB_NONE ? 0 : n;
 }
 
-static bool push(struct fk_layout *L, const char *stack, size_t len, double width,
-		 bool has_delta, double delta)
+/* Merges the stack in L->ids[0..n) (root first) into the open path. */
+static bool push_ids(struct fk_layout *L, size_t n, double width, bool has_delta, double delta)
 {
-	size_t n = frame_ids(L, stack, len);
 	if (n == 0 || !ensure_open(L, n)) {
 		L->failed = true;
 		return false;
@@ -173,6 +172,41 @@ static bool push(struct fk_layout *L, const char *stack, size_t len, double widt
 	return !L->failed;
 }
 
+/* A pushed count added to the exact sum. Decimal counts stay in doubles,
+ * where flamegraph.pl's rounding rules (above) decide the text. */
+static void add_exact(struct fk_layout *L, struct fk_num count)
+{
+	if (count.scale != 0 || __builtin_add_overflow(L->time_exact, count.mant, &L->time_exact))
+		L->inexact = true;
+}
+
+static bool push(struct fk_layout *L, const char *stack, size_t len, double width,
+		 bool has_delta, double delta)
+{
+	return push_ids(L, frame_ids(L, stack, len), width, has_delta, delta);
+}
+
+uint32_t fk_layout_name(struct fk_layout *L, const char *name, size_t len)
+{
+	return fk_strtab_intern(&L->names, name, len, NULL);
+}
+
+bool fk_layout_push_frames(struct fk_layout *L, const uint32_t *names, size_t n,
+			   struct fk_num count, bool has_delta, double delta)
+{
+	if (!FK_GROW(L->ids, L->ids_cap, n + 1, 64) ||
+	    (L->ids[0] = L->open_len > 0 ? L->open_names[0] : fk_layout_name(L, "", 0)) ==
+		    FK_STRTAB_NONE) {
+		L->failed = true;
+		return false;
+	}
+	memcpy(L->ids + 1, names, n * sizeof *names);
+	L->prev = NULL; /* no text to share a prefix with */
+	bool ok = push_ids(L, n + 1, fk_num_to_double(count), has_delta, delta);
+	add_exact(L, count);
+	return ok;
+}
+
 bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double width,
 		    bool has_delta, double delta)
 {
@@ -185,10 +219,7 @@ bool fk_layout_push_count(struct fk_layout *L, const char *stack, size_t len,
 			  struct fk_num count, bool has_delta, double delta)
 {
 	bool ok = push(L, stack, len, fk_num_to_double(count), has_delta, delta);
-	/* Decimal counts stay in doubles, where flamegraph.pl's rounding rules
-	 * (above) decide the text. */
-	if (count.scale != 0 || __builtin_add_overflow(L->time_exact, count.mant, &L->time_exact))
-		L->inexact = true;
+	add_exact(L, count);
 	return ok;
 }
 

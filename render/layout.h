@@ -71,6 +71,15 @@ bool fk_layout_push(struct fk_layout *L, const char *stack, size_t len, double w
 bool fk_layout_push_count(struct fk_layout *L, const char *stack, size_t len,
 			  struct fk_num count, bool has_delta, double delta);
 
+/* The layout's id for a frame name (interned once), FK_STRTAB_NONE when out
+ * of memory: for fk_layout_push_frames. */
+uint32_t fk_layout_name(struct fk_layout *L, const char *name, size_t len);
+/* fk_layout_push_count for a stack given as the layout ids of its frames,
+ * root-most first, n of them (trailing empty frames already dropped, as
+ * Perl's split drops them). */
+bool fk_layout_push_frames(struct fk_layout *L, const uint32_t *names, size_t n,
+			   struct fk_num count, bool has_delta, double delta);
+
 /* Closes every open frame; the root ends at max(time, timemax) (and is not
  * exact when timemax widens it). Sorts the
  * frames by depth, then start. false when out of memory at any point. */

@@ -437,6 +437,48 @@ static void test_exact_counts_lost(void **state)
 	fk_layout_free(&L);
 }
 
+/* Stacks given as frame ids lay out as their text does: the same frames,
+ * names, counts and exactness, with shared prefixes merged. */
+static void test_frames_as_text(void **state)
+{
+	(void)state;
+	static const char *const stacks[] = { "main;a;b", "main;a;c", "main;a", "main;d",
+					      ";x", "", "main;a;b" };
+	static const unsigned counts[] = { 3, 2, 5, 1, 4, 2, 7 };
+	struct fk_layout by_text, by_ids;
+	fk_layout_init(&by_text, 0);
+	fk_layout_init(&by_ids, 0);
+	for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
+		struct fk_num n = { counts[i], 0 };
+		assert_true(fk_layout_push_count(&by_text, stacks[i], strlen(stacks[i]), n, false, 0));
+		uint32_t ids[8];
+		size_t k = 0;
+		for (const char *p = stacks[i]; *stacks[i];) {
+			const char *semi = strchr(p, ';');
+			size_t len = semi ? (size_t)(semi - p) : strlen(p);
+			ids[k] = fk_layout_name(&by_ids, p, len);
+			assert_int_not_equal(ids[k++], FK_STRTAB_NONE);
+			if (!semi)
+				break;
+			p = semi + 1;
+		}
+		assert_true(fk_layout_push_frames(&by_ids, ids, k, n, false, 0));
+	}
+	assert_true(fk_layout_finish(&by_text, 0));
+	assert_true(fk_layout_finish(&by_ids, 0));
+	char *want = dump(&by_text);
+	assert_layout(&by_ids, want);
+	assert_int_equal(by_ids.count, by_text.count);
+	for (size_t i = 0; i < by_ids.count; i++) {
+		assert_true(by_ids.frames[i].exact == by_text.frames[i].exact);
+		assert_true(by_ids.frames[i].count == by_text.frames[i].count);
+	}
+	assert_count(frame(&by_ids, "a", 2), 10);
+	free(want);
+	fk_layout_free(&by_text);
+	fk_layout_free(&by_ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_by_depth_then_start),
 		cmocka_unit_test(test_exact_counts),
 		cmocka_unit_test(test_exact_counts_lost),
+		cmocka_unit_test(test_frames_as_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
