@@ -39,21 +39,27 @@ static bool runs_push(struct frame_runs *r, uint32_t id)
 	return true;
 }
 
-/* The frames of every stack of set, interned into p's frame table (each
- * name once). An empty stack has no frames. */
+/* The frames of every stack of set, interned into p's frame table, each
+ * name once, when a stack first uses it (so the table holds the names of
+ * frames only, in order of use). An empty stack has no frames. */
 static bool split_set(struct fk_profile *p, const struct fk_stackset *set, struct frame_runs *r)
 {
-	uint32_t *as = malloc(((size_t)set->frames.count + 1) * sizeof *as);
+	size_t nnames = (size_t)set->frames.count + 1;
+	uint32_t *as = malloc(nnames * sizeof *as);
 	bool ok = as && runs_start(r, set->count);
-	for (uint32_t f = 0; ok && f < set->frames.count; f++) {
-		const struct fk_str *name = fk_stackset_frame(set, f);
-		ok = (as[f] = fk_strtab_intern(&p->frames, name->p, name->len, NULL)) != FK_STRTAB_NONE;
-	}
+	if (as)
+		memset(as, 0xff, nnames * sizeof *as);
 	for (uint32_t i = 0; ok && i < set->count; i++) {
 		const struct fk_stack_entry *e = fk_stackset_get(set, i);
 		r->first[i] = (uint32_t)r->len;
-		for (uint32_t k = 0; ok && e->text_len && k < e->nframes; k++)
-			ok = runs_push(r, as[e->frames[k]]);
+		for (uint32_t k = 0; ok && e->text_len && k < e->nframes; k++) {
+			uint32_t *id = &as[e->frames[k]];
+			if (*id == FK_STRTAB_NONE) {
+				const struct fk_str *name = fk_stackset_frame(set, e->frames[k]);
+				*id = fk_strtab_intern(&p->frames, name->p, name->len, NULL);
+			}
+			ok = runs_push(r, *id);
+		}
 	}
 	if (ok)
 		r->first[set->count] = (uint32_t)r->len;

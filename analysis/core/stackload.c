@@ -254,6 +254,10 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 			res = FK_INPUT_STOPPED; /* strict: a bad line */
 		else if (w[i].res == FK_INPUT_STOPPED && !overflow && !nomem)
 			res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
+		/* Past a piece that failed, one reader would have read no further
+		 * (and the later readers stopped part way). */
+		if (w[i].ctx.fail != FK_STACKS_OK)
+			break;
 		offset += w[i].lines;
 	}
 	for (unsigned i = 1; i < n; i++) {

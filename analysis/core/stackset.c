@@ -210,6 +210,9 @@ uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t 
 static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool take)
 {
 	uint32_t *map = malloc(((size_t)from->frames.count + 1) * sizeof *map);
+	/* Adopted first: names t points at stay t's also when an add fails. */
+	if (map && take)
+		fk_arena_adopt(&t->frames.arena, &from->frames.arena);
 	for (uint32_t f = 0; map && f < from->frames.count; f++) {
 		const struct fk_str *s = fk_strtab_get(&from->frames, f);
 		map[f] = take ? fk_strtab_add_owned(&t->frames, s->p, s->len, s->hash)
@@ -219,8 +222,6 @@ static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool
 			return NULL;
 		}
 	}
-	if (map && take)
-		fk_arena_adopt(&t->frames.arena, &from->frames.arena);
 	return map;
 }
 

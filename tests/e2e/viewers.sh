@@ -103,6 +103,15 @@ assert {"a \"q\"", "b\\c", "x\x01y", "\u00e9t\u00e9", "bad\ufffdbyte"} <= names,
 ' "$T/esc.json"
 check "speedscope: quotes, backslashes, control bytes, UTF-8 and bad bytes escaped as JSON" $?
 
+printf ' 5\na;;b 3\n' | "$SF" --format speedscope > "$T/empty.json" && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+assert names == ["a", "", "b"], names
+assert d["profiles"][0]["samples"] == [[], [0, 1, 2]], d["profiles"][0]["samples"]
+' "$T/empty.json"
+check "speedscope: an empty stack has no frames and adds none to the table (frames in order of use)" $?
+
 # ---- pprof, read by go tool pprof ----
 
 if ! command -v go > /dev/null 2>&1; then

@@ -830,6 +830,19 @@ static void test_overflow_across_shares(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A sum passing 128 bits in the first reader's share, a bad line in a later
+ * one: one reader stops at the sum and never reads the bad line, so no
+ * thread count may report it (nor number it from a share read part way). */
+static void test_overflow_before_later_bad_line(void **state)
+{
+	(void)state;
+	const char *path = path_of("overflow-then-later-bad.txt");
+	write_padded(path, "big;a " U64_MAX_TEXT "\nbig;b " U64_MAX_TEXT "\n",
+		     "no value on this line\nsmall;b 1\n");
+	assert_int_equal(overflow_mismatches(path, false, 2), 0);
+	unlink(path);
+}
+
 /* A sum passing 128 bits, then a bad line: the sum's line comes first in the
  * file, so it is the error, strict or not, on every path (the mapped path
  * adds lines in batches, after parsing the lines that follow). */
@@ -1502,6 +1515,7 @@ int main(void)
 		cmocka_unit_test(test_overflow_within_share),
 		cmocka_unit_test(test_overflow_across_shares),
 		cmocka_unit_test(test_overflow_then_bad_line),
+		cmocka_unit_test(test_overflow_before_later_bad_line),
 		cmocka_unit_test(test_small_and_empty_files),
 		cmocka_unit_test(test_empty_shares),
 		cmocka_unit_test(test_into_keeps_previous),

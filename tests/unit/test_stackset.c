@@ -11,6 +11,14 @@
 
 #include "analysis/core/stackset.h"
 
+/* Linked with --wrap=realloc (Makefile): reallocs fail while armed. */
+static int fail_reallocs;
+void *__real_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n)
+{
+	return fail_reallocs ? NULL : __real_realloc(p, n);
+}
+
 static uint32_t intern(struct fk_stackset *t, const char *p, size_t len, bool *added)
 {
 	uint32_t id = fk_stackset_intern(t, p, len, fk_strtab_hash(p, len), added);
@@ -170,6 +178,36 @@ static void test_take_keeps_sequences_and_names(void **state)
 	fk_stackset_free(&copy);
 }
 
+/* Out of memory half way through taking a set over: what t already points
+ * at (names of from that it added) stays t's after from is freed, and t
+ * goes on working (ASan would see a read of freed memory). */
+static void test_take_out_of_memory(void **state)
+{
+	(void)state;
+	struct fk_stackset t = { 0 }, from = { 0 };
+	intern(&t, "x", 1, NULL);
+	char buf[512] = "";
+	for (int i = 0; i < 40; i++)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%sname_number_%d", i ? ";" : "", i);
+	intern(&from, buf, strlen(buf), NULL);
+	uint32_t map[1];
+	fail_reallocs = 1; /* t's name entries grow by realloc: from 16 names on */
+	bool ok = fk_stackset_take(&t, &from, map);
+	fail_reallocs = 0;
+	assert_false(ok);
+	assert_true(t.frames.count > 1 && t.frames.count < 41);
+	fk_stackset_free(&from);
+	for (uint32_t f = 1; f < t.frames.count; f++) {
+		char want[32];
+		snprintf(want, sizeof want, "name_number_%u", f - 1);
+		assert_string_equal(fk_stackset_frame(&t, f)->p, want);
+	}
+	assert_int_equal(fk_strtab_find(&t.frames, "name_number_0", 13), 1);
+	uint32_t id = intern(&t, buf, strlen(buf), NULL);
+	assert_text(&t, id, buf, strlen(buf));
+	fk_stackset_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_same_hash_told_apart),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_take_keeps_sequences_and_names),
+		cmocka_unit_test(test_take_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
