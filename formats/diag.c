@@ -36,14 +36,23 @@ static void print_line(const struct fk_diag *d, const char *file, uint64_t line,
 bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char *file,
 		    uint64_t line_offset)
 {
-	for (unsigned i = 0; i < worker->nheld; i++) {
+	return fk_diag_replay_before(d, worker, file, line_offset, UINT64_MAX);
+}
+
+bool fk_diag_replay_before(struct fk_diag *d, const struct fk_diag *worker, const char *file,
+			   uint64_t line_offset, uint64_t stop_line)
+{
+	unsigned i = 0;
+	for (; i < worker->nheld && worker->held[i].line + line_offset < stop_line; i++) {
 		d->bad_lines++;
 		if (!d->quiet && (d->strict || d->bad_lines <= shown_limit(d)))
 			print_line(d, file, worker->held[i].line + line_offset, worker->held[i].why);
 		if (d->strict)
 			return false;
 	}
-	d->bad_lines += worker->bad_lines - worker->nheld;
+	/* Those not held come after the held ones: counted when all held were. */
+	if (i == worker->nheld)
+		d->bad_lines += worker->bad_lines - worker->nheld;
 	return true;
 }
 

@@ -51,6 +51,11 @@ void fk_diag_defer(struct fk_diag *worker, const struct fk_diag *d);
  * and adds its count to d. Returns false when d is strict and it held one. */
 bool fk_diag_replay(struct fk_diag *d, const struct fk_diag *worker, const char *file,
 		    uint64_t line_offset);
+/* The same for the lines before stop_line only (shifted numbers), where the
+ * input stopped being read (a failure there); those not held are counted
+ * only when every held line came before it. */
+bool fk_diag_replay_before(struct fk_diag *d, const struct fk_diag *worker, const char *file,
+			   uint64_t line_offset, uint64_t stop_line);
 
 /* "prog: N bad lines skipped (M not shown)" when there were any. */
 void fk_diag_summary(const struct fk_diag *d);

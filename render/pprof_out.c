@@ -104,7 +104,13 @@ int fk_pprof_write_profile(const struct fk_profile *p, const char *path, struct 
 		return status;
 	size_t nt = p->ntypes;
 	uint32_t nframes = p->frames.count;
-	uint64_t *locs = malloc(((size_t)nframes + 1) * sizeof *locs);
+	/* A sample's locations: as many as its stack is deep, which recursion
+	 * makes more than the names there are. */
+	size_t deepest = 0;
+	for (uint32_t i = 0; i < fk_profile_nstacks(p); i++)
+		if (p->first[i + 1] - p->first[i] > deepest)
+			deepest = p->first[i + 1] - p->first[i];
+	uint64_t *locs = malloc((deepest + 1) * sizeof *locs);
 	struct fk_sink out;
 	if (!locs) {
 		fk_diag_error(d, "out of memory");

@@ -216,12 +216,13 @@ static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t line
 	return true;
 }
 
-/* The totals passed 128 bits only when the workers' shares were combined, so
- * no worker knows the line: sum the file again, from the totals the table
- * had before it, to name the first line that does it. (A stack's sums never
- * exceed the totals, so the totals alone decide.) */
-static void report_overflow_line(const struct mapped_text *m, const struct fk_stacks *start,
-				 struct fk_diag *d, const char *name)
+/* The totals passed 128 bits, maybe only when the readers' shares were
+ * combined, so no reader knows the line: sum the file again, from the
+ * totals the table had before it, to find the first line that does it, 0
+ * when none does alone. (A stack's sums never exceed the totals, so the
+ * totals alone decide.) */
+static uint64_t overflow_line(const struct mapped_text *m, const struct fk_stacks *start,
+			      const struct fk_diag *d, const char *name)
 {
 	struct totals_ctx c = { .total = start->total, .total_before = start->total_before };
 	struct fk_diag quiet;
@@ -229,15 +230,13 @@ static void report_overflow_line(const struct mapped_text *m, const struct fk_st
 	quiet.quiet = true;
 	uint64_t lines;
 	fk_input_buffer_lines(m->data, m->len, name, 0, add_to_totals, &c, &quiet, &lines);
-	if (c.overflow_line)
-		report_failure(d, name, FK_STACKS_OVERFLOW, c.overflow_line);
-	else
-		fk_diag_error(d, "%s: sum of values passes 128 bits", name);
+	return c.overflow_line;
 }
 
-/* Reports the readers' bad lines in input order, each piece's line numbers
- * shifted past the pieces before it, then merges the later pieces' tables
- * into the first, in order. */
+/* Merges the later pieces' tables into the first, in order, then reports
+ * the readers' bad lines in input order (each piece's line numbers shifted
+ * past the pieces before it) up to where one reader would have stopped: a
+ * line where the sums pass 128 bits, which is then the error. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
 					 const struct mapped_text *m, const struct fk_stacks *start,
 					 struct fk_diag *d, const char *name)
@@ -247,10 +246,22 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
 		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
 	}
+	/* Merged also after a strict stop: every line before a bad line was
+	 * read, so a sum passing 128 bits before it is still seen. */
+	for (unsigned i = 1; i < n; i++) {
+		if (!overflow && !nomem) {
+			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
+			overflow |= st == FK_STACKS_OVERFLOW;
+			nomem |= st == FK_STACKS_NOMEM;
+		}
+		fk_stacks_free(&w[i].own);
+	}
+	uint64_t stop_line = overflow ? overflow_line(m, start, d, name) : 0;
 	enum fk_input_result res = FK_INPUT_OK;
 	uint64_t offset = 0;
 	for (unsigned i = 0; i < n && res == FK_INPUT_OK; i++) {
-		if (!fk_diag_replay(d, &w[i].diag, name, offset))
+		if (!fk_diag_replay_before(d, &w[i].diag, name, offset,
+					   stop_line ? stop_line : UINT64_MAX))
 			res = FK_INPUT_STOPPED; /* strict: a bad line */
 		else if (w[i].res == FK_INPUT_STOPPED && !overflow && !nomem)
 			res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
@@ -260,18 +271,11 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 			break;
 		offset += w[i].lines;
 	}
-	for (unsigned i = 1; i < n; i++) {
-		if (res == FK_INPUT_OK && !overflow && !nomem) {
-			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
-			overflow |= st == FK_STACKS_OVERFLOW;
-			nomem |= st == FK_STACKS_NOMEM;
-		}
-		fk_stacks_free(&w[i].own);
-	}
-	/* A piece's totals leave out the pieces before it: the first line where
-	 * the file's totals pass 128 bits is found again over the whole file. */
 	if (res == FK_INPUT_OK && overflow) {
-		report_overflow_line(m, start, d, name);
+		if (stop_line)
+			report_failure(d, name, FK_STACKS_OVERFLOW, stop_line);
+		else
+			fk_diag_error(d, "%s: sum of values passes 128 bits", name);
 		res = FK_INPUT_ERROR;
 	} else if (res == FK_INPUT_OK && nomem) {
 		fk_diag_error(d, "%s: out of memory", name);

@@ -114,6 +114,15 @@ check "speedscope: an empty stack has no frames and adds none to the table (fram
 
 # ---- pprof, read by go tool pprof ----
 
+# A recursive stack is deeper than there are names: its sample still has a
+# location per frame (under SANITIZE=1, a write past them is a finding).
+printf 'a;a;a;a;a;a;a;a;a;a 1\nb;a 2\n' > "$T/rec.txt"
+"$SF" --format pprof -o "$T/rec.pb.gz" "$T/rec.txt" && gzip -t "$T/rec.pb.gz" &&
+	{ ! command -v go > /dev/null 2>&1 ||
+	  { go tool pprof -raw "$T/rec.pb.gz" > "$T/rec.raw" 2> "$T/rec.err" &&
+	    $CHECK pprof "$T/rec.raw" "value:count:1=$T/rec.txt"; }; }
+check "pprof: a recursive stack deeper than the names there are keeps every frame" $?
+
 if ! command -v go > /dev/null 2>&1; then
 	for d in "folded integers" "a torch export_stacks file" "perf script" \
 		 "a capture: CPU time, samples, allocation bytes and counts" \

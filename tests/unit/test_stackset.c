@@ -11,11 +11,15 @@
 
 #include "analysis/core/stackset.h"
 
-/* Linked with --wrap=realloc (Makefile): reallocs fail while armed. */
+/* Linked with --wrap=realloc (Makefile): reallocs fail while armed. A
+ * build where the wrap does not reach the library (link-time optimization)
+ * makes no wrapped call, and the test that needs it is skipped. */
 static int fail_reallocs;
+static unsigned wrapped_reallocs;
 void *__real_realloc(void *p, size_t n);
 void *__wrap_realloc(void *p, size_t n)
 {
+	wrapped_reallocs++;
 	return fail_reallocs ? NULL : __real_realloc(p, n);
 }
 
@@ -190,6 +194,11 @@ static void test_take_out_of_memory(void **state)
 	for (int i = 0; i < 40; i++)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%sname_number_%d", i ? ";" : "", i);
 	intern(&from, buf, strlen(buf), NULL);
+	if (wrapped_reallocs == 0) {
+		fk_stackset_free(&t);
+		fk_stackset_free(&from);
+		skip(); /* the library's reallocs are not wrapped in this build */
+	}
 	uint32_t map[1];
 	fail_reallocs = 1; /* t's name entries grow by realloc: from 16 names on */
 	bool ok = fk_stackset_take(&t, &from, map);

@@ -139,8 +139,10 @@ if begin "forked children inside an open window: recorded from their start"; the
 		for other in pre_fork_work parent_work; do
 			[ "$(share "$T/child.folded" $other)" = "0.0" ] || problem "$other in $f"
 		done
+		# Opened as the child starts: within its first few ms (a loaded
+		# machine took 2 ms to run the child's fork handler once).
 		case $(info_line "$f" windows) in
-		"asked: delay 0.05 s; 1 recorded, "*": 0.000-"*) ;;
+		"asked: delay 0.05 s; 1 recorded, "*": 0.00"[0-9]"-"*) ;;
 		*) problem "child $f: info windows: $(info_line "$f" windows)" ;;
 		esac
 	done
