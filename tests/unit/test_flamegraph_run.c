@@ -122,6 +122,35 @@ static void test_inputs_add_up(void **state)
 	free(svg);
 }
 
+/* Trailing empty frames are dropped as Perl's split drops them, so "a;;"
+ * draws as "a" and merges with it; an empty frame inside a stack stays. */
+static void test_trailing_empty_frames(void **state)
+{
+	(void)state;
+	char *in[] = { (char *)path_of("empty_frames.txt") };
+	write_file(in[0], "a;; 3\na 2\nb;;c 4\n", 19);
+	const char *out = path_of("empty_frames.svg");
+	struct fk_flamegraph_opts o;
+	fk_flamegraph_opts_defaults(&o);
+	o.inputs = in;
+	o.ninputs = 1;
+	o.output = out;
+	char *err;
+	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
+	free(err);
+	char *svg = slurp(out);
+	assert_non_null(svg);
+	assert_non_null(strstr(svg, "<title>a (5 samples, 55.56%)</title>"));
+	assert_non_null(strstr(svg, "<title> (4 samples, 44.44%)</title>")); /* b's "" */
+	assert_non_null(strstr(svg, "<title>c (4 samples, 44.44%)</title>"));
+	/* all, a, b, b's "" and c: nothing under a */
+	unsigned frames = 0;
+	for (const char *p = svg; (p = strstr(p, "<g >")) != NULL; p++)
+		frames++;
+	assert_int_equal(frames, 5);
+	free(svg);
+}
+
 static void test_nothing_to_draw(void **state)
 {
 	(void)state;
@@ -192,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_and_options),
 		cmocka_unit_test(test_inputs_add_up),
+		cmocka_unit_test(test_trailing_empty_frames),
 		cmocka_unit_test(test_nothing_to_draw),
 		cmocka_unit_test(test_missing_input_and_bad_output),
 	};
