@@ -128,7 +128,8 @@ static void test_trailing_empty_frames(void **state)
 {
 	(void)state;
 	char *in[] = { (char *)path_of("empty_frames.txt") };
-	write_file(in[0], "a;; 3\na 2\nb;;c 4\n", 19);
+	const char *text = "a;; 3\na 2\nb;;c 4\n";
+	write_file(in[0], text, strlen(text));
 	const char *out = path_of("empty_frames.svg");
 	struct fk_flamegraph_opts o;
 	fk_flamegraph_opts_defaults(&o);
