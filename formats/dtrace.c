@@ -110,6 +110,8 @@ static bool push_part(struct dtrace *t, const char *p, size_t n, bool inlined, b
 	if (n > 0 && p[0] == 'L')
 		p++, n--;
 	size_t need = n + (inlined ? 4 : 0) + (sep ? 1 : 0);
+	if (need == 0) /* a lone "L": nothing to add (and maybe no buffer yet) */
+		return true;
 	if (!make_room(t, need))
 		return false;
 	t->start -= need;
