@@ -60,7 +60,7 @@ static void *pool_alloc(size_t n)
 
 static bool in_pool(const void *p)
 {
-	return (const unsigned char *)p >= pool && (const unsigned char *)p < pool + sizeof pool;
+	return (uintptr_t)p - (uintptr_t)pool < sizeof pool; /* one compare */
 }
 
 static void resolve(void)
@@ -81,19 +81,18 @@ static void resolve(void)
 	atomic_store(&resolving, 0);
 }
 
-/* --alloc, and whether frees are recorded only for blocks in the sampled
- * set: set once by alloc_init, before the program has threads. File-local
- * copies of the settings: the hooks read them without going through the
- * GOT, and without --alloc the hooks are a load and a branch. */
-static bool tracking, tracking_set;
+/* Which frees are looked at: none (no --alloc), all, or those of blocks in
+ * the sampled set. Set once by alloc_init, before the program has threads;
+ * a file-local copy of the settings, so the hooks read one byte without
+ * going through the GOT. */
+static enum { FREES_NONE, FREES_ALL, FREES_SAMPLED } watching;
 
 void alloc_init(void)
 {
 	resolve();
 	if (shim_cfg.alloc_set)
 		sampleset_init();
-	tracking_set = shim_cfg.alloc_set;
-	tracking = true;
+	watching = shim_cfg.alloc_set ? FREES_SAMPLED : FREES_ALL;
 }
 
 /* ---- recording ---- */
@@ -111,6 +110,15 @@ static struct thread_state *recording(void)
 /* Exponential gaps between sampled bytes: each byte is sampled with
  * probability 1/mean, so an allocation of n bytes is kept with
  * probability 1 - exp(-n/mean) (the analysis divides by it). */
+uint64_t alloc_next_gap(uint64_t *rng)
+{
+	if (!shim_cfg.alloc_sample)
+		return 0;
+	*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+	double u = ((double)(*rng >> 11) + 0.5) / 9007199254740992.0;
+	return (uint64_t)(-log(u) * (double)shim_cfg.alloc_sample) + 1;
+}
+
 static bool sampled(struct thread_state *ts, size_t n)
 {
 	if (!shim_cfg.alloc_sample)
@@ -119,9 +127,7 @@ static bool sampled(struct thread_state *ts, size_t n)
 		ts->alloc_countdown -= n;
 		return false;
 	}
-	ts->rng ^= ts->rng << 13, ts->rng ^= ts->rng >> 7, ts->rng ^= ts->rng << 17;
-	double u = ((double)(ts->rng >> 11) + 0.5) / 9007199254740992.0;
-	ts->alloc_countdown = (uint64_t)(-log(u) * (double)shim_cfg.alloc_sample) + 1;
+	ts->alloc_countdown = alloc_next_gap(&ts->rng);
 	return true;
 }
 
@@ -182,34 +188,57 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 	shim_guard--;
 }
 
-static void *allocated(void *p, size_t n)
+/* Whether an allocation of n bytes is surely not recorded, decided before
+ * the real allocator runs so the hook can jump to it: no --alloc, or (the
+ * sampling's common case, in a few instructions) a thread of the program
+ * far from its next sampled byte, which only counts down. The shim's own
+ * allocations count down too: gaps are memoryless, so bytes the program
+ * did not allocate take nothing from its own bytes' chances, and one that
+ * reaches the sampled byte goes the slow way, where the shim is not
+ * recorded and the countdown waits for the program's next allocation. */
+static inline bool skipped(size_t n)
 {
-	/* Sampling's common case first, in a few instructions: a thread of
-	 * the program far from its next sampled byte only counts down (what
-	 * sampled() would do after the checks below). */
-	if (!tracking)
-		return p;
+	if (watching == FREES_NONE)
+		return true;
 	struct thread_state *ts = shim_thread;
-	if (ts && n < ts->alloc_countdown && !shim_guard) {
+	if (ts && n < ts->alloc_countdown) {
 		ts->alloc_countdown -= n;
-		return p;
+		return true;
 	}
+	return false;
+}
+
+/* An allocation not skipped: recorded when its thread records, a window
+ * is open and the sampling (sampled()) says so. */
+__attribute__((noinline)) static void *noted(void *p, size_t n)
+{
+	struct thread_state *ts;
 	if (p && win_recording() && (ts = recording()) && sampled(ts, n)) {
-		if (tracking_set) /* before the record: its free may race it */
+		if (watching == FREES_SAMPLED) /* before the record: its free may race it */
 			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
 	}
 	return p;
 }
 
-static void freeing(void *p)
+static void *allocated(void *p, size_t n)
 {
-	/* Most frees are of blocks never sampled: the set's filter says so
-	 * from memory the cache keeps. */
-	if (!tracking || !p || (tracking_set && !sampleset_maybe((uintptr_t)p)))
+	return skipped(n) ? p : noted(p, n);
+}
+
+/* Whether a free of p may be recorded. Most frees are of blocks never
+ * sampled: the set's filter says so from memory the cache keeps. */
+static inline bool free_watched(const void *p)
+{
+	return watching == FREES_ALL || (watching == FREES_SAMPLED && sampleset_maybe((uintptr_t)p));
+}
+
+__attribute__((noinline)) static void freeing(void *p)
+{
+	if (!p || !free_watched(p))
 		return;
 	struct thread_state *ts = recording();
-	if (ts && (!tracking_set || sampleset_take((uintptr_t)p)))
+	if (ts && (watching == FREES_ALL || sampleset_take((uintptr_t)p)))
 		record(ts, REC_FREE, p, 0);
 }
 
@@ -222,7 +251,9 @@ void *malloc(size_t n)
 			return pool_alloc(n);
 		resolve();
 	}
-	return allocated(real_malloc(n), n);
+	if (skipped(n))
+		return real_malloc(n);
+	return noted(real_malloc(n), n);
 }
 
 void *calloc(size_t count, size_t n)
@@ -236,7 +267,9 @@ void *calloc(size_t count, size_t n)
 		}
 		resolve();
 	}
-	return allocated(real_calloc(count, n), count * n);
+	if (skipped(count * n))
+		return real_calloc(count, n);
+	return noted(real_calloc(count, n), count * n);
 }
 
 void free(void *p)
@@ -245,7 +278,8 @@ void free(void *p)
 		return;
 	if (!real_free)
 		resolve();
-	freeing(p);
+	if (free_watched(p))
+		freeing(p);
 	real_free(p);
 }
 

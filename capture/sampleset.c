@@ -14,7 +14,7 @@
 #define FREED 1             /* was an address: probing goes on past it */
 
 static _Atomic(uintptr_t) *slots;
-_Atomic int sampleset_full; /* frees are all recorded from now on */
+static _Atomic int sampleset_full; /* frees that pass the filter are all recorded from now on */
 
 /* The filter: how many live sampled addresses hash to each bucket. A
  * bucket at 255 stays there (it then always says "maybe"). */
@@ -65,9 +65,11 @@ static size_t home(uintptr_t a)
 
 void sampleset_add(uintptr_t a)
 {
-	if (!slots || a <= FREED || atomic_load_explicit(&sampleset_full, memory_order_relaxed))
+	if (a <= FREED)
 		return;
 	filter_add(a); /* first: a free racing the insertion must look */
+	if (!slots || atomic_load_explicit(&sampleset_full, memory_order_relaxed))
+		return;
 	for (size_t i = 0, s = home(a); i < MAX_PROBE; i++, s = (s + 1) & (SLOTS - 1)) {
 		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
 		if ((cur == EMPTY || cur == FREED) &&

@@ -4,9 +4,9 @@
  * not every free of the program.
  *
  * A fixed open-addressing table of addresses, lock-free (CAS on slots,
- * freed slots marked and reused). When it fills, every free is recorded
- * again from then on (the readers ignore frees of unsampled blocks, as they
- * did before this set existed): a full set costs speed, never a free.
+ * freed slots marked and reused). When it fills, every free the filter
+ * lets through is recorded from then on (the readers ignore frees of
+ * unsampled blocks): a full set costs speed, never a free.
  *
  * Owns: one anonymous mapping, for the process's lifetime.
  */
@@ -27,17 +27,18 @@ bool sampleset_take(uintptr_t a);
 
 /* False only when a is surely not in the set: a counting filter of 64 KiB,
  * one byte per 16-byte address modulo 1 MiB, counting the live sampled
- * addresses there. Unhashed on purpose: a free's neighbours in the heap
+ * addresses there. Every address added counts here first, also one the
+ * table cannot hold (full, or never mapped), so the filter alone may say
+ * "surely not". Unhashed on purpose: a free's neighbours in the heap
  * are its neighbours in the filter, so the lines it reads stay in the
  * cache where the table's (hashed) do not; addresses 1 MiB apart share a
- * byte, which costs a look in the table, never a free. */
+ * byte, which costs a look in the table, never a free. Hidden: the hooks
+ * reach it without the GOT. */
 #define SAMPLESET_BUCKET(a) (((uint64_t)(a) >> 4) & 0xFFFF)
+extern __attribute__((visibility("hidden"))) _Atomic(uint8_t) sampleset_filter[];
 static inline bool sampleset_maybe(uintptr_t a)
 {
-	extern _Atomic(uint8_t) sampleset_filter[];
-	extern _Atomic int sampleset_full;
-	return atomic_load_explicit(&sampleset_filter[SAMPLESET_BUCKET(a)], memory_order_relaxed) != 0 ||
-	       atomic_load_explicit(&sampleset_full, memory_order_relaxed);
+	return atomic_load_explicit(&sampleset_filter[SAMPLESET_BUCKET(a)], memory_order_relaxed) != 0;
 }
 
 #endif

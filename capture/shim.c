@@ -118,6 +118,7 @@ static struct thread_state *thread_state_new(void)
 	ts->map_bytes = bytes;
 	ts->tid = gettid_raw();
 	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
+	ts->alloc_countdown = alloc_next_gap(&ts->rng);
 	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
 	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, shim_cfg.event_ring);
 	stack_bounds(ts);

@@ -198,5 +198,9 @@ void nvtx_prepare(void);           /* constructor: NVTX_INJECTION64_PATH */
 
 /* alloc.c */
 void alloc_init(void);
+/* Bytes to a thread's next sampled byte with --alloc-sample (0 without):
+ * drawn at its start too, or its first allocation would always be kept,
+ * and weighed as if it had been drawn. */
+uint64_t alloc_next_gap(uint64_t *rng);
 
 #endif

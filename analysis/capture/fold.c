@@ -57,7 +57,10 @@ const char *fk_capture_lacks(const struct fk_capture *c, enum fk_cap_metric m)
 		return c->ngmem ? NULL : "no GPU allocations";
 	case FK_METRIC_ALLOC_BYTES:
 	case FK_METRIC_ALLOC_COUNT:
-		return c->nallocs ? NULL : "no allocations (record them with stackcap --alloc)";
+		/* Traced, but none made (or, sampled, none kept): an empty fold. */
+		return c->nallocs || (c->hdr.flags & FK_CAP_HDR_ALLOCS)
+			       ? NULL
+			       : "no allocations (record them with stackcap --alloc)";
 	case FK_METRIC_SELF_CPU:
 	case FK_METRIC_SAMPLES:
 		break;

@@ -411,6 +411,22 @@ if begin "b. --alloc-sample 65536: only the sampled blocks' frees are recorded";
 	finish "b. --alloc-sample 65536: only the sampled blocks' frees are recorded (${na:-?} allocations, ${nf:-?} frees)"
 fi
 
+# 200 threads each allocate 16 bytes once: 3,200 bytes, which a 512 KiB
+# mean keeps with a chance of 0.6%, and then as one allocation standing for
+# 512 KiB. A thread's first gap must be drawn too: a thread starting at its
+# sampled byte keeps its first allocation and weighs it 32,768 times over
+# (105 MB here).
+c=$T/first_sampled.cap
+if begin "b. --alloc-sample 524288, 200 threads x 16 bytes: no thread's first allocation always kept (want < 1048576 bytes)"; then
+	cap "$c" -- --alloc-sample 524288 "$P/smallallocs" --threads 200
+	want_rc 0
+	want_clean "$c" "capture"
+	"$SF" --metric alloc_bytes "$c" > "$T/fsb.txt" 2> "$T/fsb.err" || problem "stackfold: $(head -c 300 "$T/fsb.err")"
+	b=$(folded leaf "$T/fsb.txt" one_small | cut -d' ' -f1)
+	[ "${b:-0}" -lt 1048576 ] || problem "one_small estimated at $b bytes, allocated 3200"
+	finish "b. --alloc-sample 524288, 200 threads x 16 bytes: one_small estimated at ${b:-0} bytes (want < 1048576)"
+fi
+
 # --------------------------------------------------------- c. SIGKILL --
 # spin burns 5 s of CPU in spin_here(); it is killed with SIGKILL at a random
 # moment. The writer appends every 50 ms, so the capture holds all but the

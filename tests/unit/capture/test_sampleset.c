@@ -2,7 +2,8 @@
  * (capture/sampleset.c) and its filter: every address added is found and
  * taken once; the filter never says "surely not" of an address in the
  * set, and says it of most others; addresses sharing a filter byte (1 MiB
- * apart) are told apart by the table; a freed slot is reused.
+ * apart) are told apart by the table; a freed slot is reused; a full
+ * table loses no free.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,6 +78,33 @@ static void test_saturated_byte_stays_maybe(void **state)
 	assert_false(sampleset_take(a));
 }
 
+/* More addresses than the table has slots: it fills, and from then on the
+ * filter alone decides. Every address added still passes it (and is
+ * recorded), also those added once the table was full, to buckets no one
+ * had used; buckets no one added to still say "surely not". Last: the set
+ * stays full. */
+static void test_full_set_misses_no_free(void **state)
+{
+	(void)state;
+	const uintptr_t base = 0x7e0000000000u, mib = (uintptr_t)1 << 20;
+	const uintptr_t n = 300000, buckets = 32768; /* the filter's lower half */
+	for (uintptr_t i = 0; i < n; i++)
+		sampleset_add(base + (i % buckets) * 16 + (i / buckets) * mib);
+	for (uintptr_t b = buckets; b < buckets + 100; b++) /* into a full table */
+		sampleset_add(base + b * 16);
+	for (uintptr_t i = 0; i < n; i++) {
+		uintptr_t a = base + (i % buckets) * 16 + (i / buckets) * mib;
+		assert_true(sampleset_maybe(a));
+		assert_true(sampleset_take(a));
+	}
+	for (uintptr_t b = buckets; b < buckets + 100; b++) {
+		assert_true(sampleset_maybe(base + b * 16));
+		assert_true(sampleset_take(base + b * 16));
+	}
+	for (uintptr_t b = buckets + 100; b < 2 * buckets; b++)
+		assert_false(sampleset_maybe(base + b * 16));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -84,6 +112,7 @@ int main(void)
 		cmocka_unit_test(test_filter_says_no_to_strangers),
 		cmocka_unit_test(test_shared_byte),
 		cmocka_unit_test(test_saturated_byte_stays_maybe),
+		cmocka_unit_test(test_full_set_misses_no_free),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
