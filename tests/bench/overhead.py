@@ -35,8 +35,14 @@ if os.path.exists(loop[0]):
     # The loop keeps frame pointers: --fp walks them instead of libunwind.
     modes["malloc loop, stackcap --alloc --fp"] = [
         f"{build}/stackcap", "--alloc", "--fp", "-o", cap] + loop
-    modes["malloc loop, stackcap --alloc-sample 524288"] = [
-        f"{build}/stackcap", "--alloc-sample", "524288", "-o", cap] + loop
+    sample = [f"{build}/stackcap", "--alloc-sample", "524288", "-o", cap]
+    modes["malloc loop, stackcap --alloc-sample 524288"] = sample + loop
+    # What any profiler's own thread costs a single-threaded program:
+    # glibc's malloc locks its arenas once a second thread has existed.
+    modes["malloc loop, idle second thread"] = loop + ["idle-thread"]
+    # Starting and finishing a capture, which a short run pays in full.
+    modes["empty loop, plain"] = [loop[0], "0"]
+    modes["empty loop, stackcap --alloc-sample 524288"] = sample + [loop[0], "0"]
     heaptrack = shutil.which("heaptrack")
     if heaptrack:
         modes["malloc loop, heaptrack"] = [heaptrack, "-o", os.path.join(out, "ht")] + loop
@@ -58,6 +64,18 @@ if "malloc loop, heaptrack" in best:
     ours = best["malloc loop, stackcap --alloc"] - base
     theirs = best["malloc loop, heaptrack"] - base
     print(f"stackcap: malloc loop: --alloc's overhead is {ours / theirs:.2f}x heaptrack's")
+# The sampled run's overhead, taken apart: the fixed start and finish of a
+# capture, and the second thread that glibc's malloc pays for.
+if "malloc loop, idle second thread" in best:
+    base = best["malloc loop, plain"]
+    ours = best["malloc loop, stackcap --alloc-sample 524288"]
+    startup = best["empty loop, stackcap --alloc-sample 524288"] - best["empty loop, plain"]
+    threaded = best["malloc loop, idle second thread"]
+    print(f"stackcap: malloc loop: --alloc-sample's overhead {100 * (ours / base - 1):+.1f}% "
+          f"= start and finish of a capture {1000 * startup:.1f} ms ({100 * startup / base:.1f}%) "
+          f"+ per allocation {100 * ((ours - startup) / base - 1):+.1f}%, of which a second "
+          f"thread alone costs glibc's malloc {100 * (threaded / base - 1):+.1f}% "
+          f"(against the run with an idle thread: {100 * ((ours - startup) / threaded - 1):+.1f}%)")
 if os.path.exists(cap):
     os.unlink(cap)
 subprocess.run([f"{build}/stackcap", "-o", cap] + work, stdout=subprocess.DEVNULL,
