@@ -6,34 +6,12 @@
 
 #include "formats/grow.h"
 
-#define HIGH_BITS 0xFFFFFFFF00000000ull
-#define FIRST_SLOTS 64
 #define FIRST_STACKS 16
 
-static uint64_t slot_value(uint64_t hash, uint32_t id)
+static bool rebuild_index(struct fk_stackset *t)
 {
-	return (hash & HIGH_BITS) | ((uint64_t)id + 1);
-}
-
-static bool grow_index(struct fk_stackset *t)
-{
-	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
-	while (nslots < ((size_t)t->count + 1) * 2) /* an index dropped, built again */
-		nslots *= 2;
-	uint64_t *slots = calloc(nslots, sizeof *slots);
-	if (!slots)
-		return false;
-	size_t mask = nslots - 1;
-	for (uint32_t id = 0; id < t->count; id++) {
-		size_t i = (size_t)t->stacks[id].hash & mask;
-		while (slots[i])
-			i = (i + 1) & mask;
-		slots[i] = slot_value(t->stacks[id].hash, id);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = mask;
-	return true;
+	return fk_hashindex_rebuild(&t->index, t->stacks, t->count, sizeof *t->stacks,
+				    offsetof(struct fk_stack_entry, hash));
 }
 
 static inline uint64_t load8(const char *p)
@@ -112,18 +90,13 @@ static inline bool matches(const struct fk_stackset *t, const struct fk_stack_en
 static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const struct key *k,
 			     size_t *slot)
 {
-	for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
-		uint64_t v = t->slots[i];
-		if (v == 0) {
-			*slot = i;
-			return FK_STACKSET_NONE;
-		}
-		if ((v & HIGH_BITS) != (h & HIGH_BITS))
-			continue;
-		const struct fk_stack_entry *e = &t->stacks[(uint32_t)v - 1];
+	*slot = fk_hashindex_home(&t->index, h);
+	for (uint32_t id; (id = fk_hashindex_next(&t->index, h, slot)) != FK_HASHINDEX_END;) {
+		const struct fk_stack_entry *e = &t->stacks[id];
 		if (e->hash == h && matches(t, e, k))
-			return (uint32_t)v - 1;
+			return id;
 	}
+	return FK_STACKSET_NONE;
 }
 
 /* Records a new stack at the empty slot; its sequence lives as long as t
@@ -136,10 +109,9 @@ static uint32_t add_entry(struct fk_stackset *t, size_t slot, const uint32_t *fr
 		return FK_STACKSET_NONE;
 	uint32_t id = t->count++;
 	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, hash };
-	t->slots[slot] = slot_value(hash, id);
-	/* Keep the load under one half so probes stay short. */
-	if ((size_t)t->count * 2 > t->mask + 1 && !grow_index(t)) {
-		t->slots[slot] = 0;
+	fk_hashindex_put(&t->index, slot, hash, id);
+	if (fk_hashindex_crowded(&t->index, t->count) && !rebuild_index(t)) {
+		fk_hashindex_unput(&t->index, slot);
 		t->count--;
 		return FK_STACKSET_NONE;
 	}
@@ -178,7 +150,7 @@ uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
 {
 	if (added)
 		*added = false;
-	if (len > UINT32_MAX || (!t->slots && !grow_index(t)))
+	if (len > UINT32_MAX || (!t->index.slots && !rebuild_index(t)))
 		return FK_STACKSET_NONE;
 	size_t slot = 0;
 	struct key k = { .text = text, .len = len };
@@ -198,7 +170,7 @@ uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
 uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t len,
 			  uint64_t hash)
 {
-	if (!t->slots)
+	if (!t->index.slots)
 		return FK_STACKSET_NONE;
 	size_t slot = 0;
 	struct key k = { .text = text, .len = len };
@@ -231,13 +203,11 @@ static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool
  * up, copied when new, and from is left as it was. */
 static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, uint32_t *map)
 {
-	if (!t->slots && !grow_index(t))
+	if (!t->index.slots && !rebuild_index(t))
 		return false;
 	if (take) { /* from is read by id only: its indexes go before t's grow */
 		fk_strtab_drop_index(&from->frames);
-		free(from->slots);
-		from->slots = NULL;
-		from->mask = 0;
+		fk_hashindex_free(&from->index);
 	}
 	uint32_t *fmap = frame_map(t, from, take);
 	if (!fmap)
@@ -285,19 +255,16 @@ bool fk_stackset_take(struct fk_stackset *t, struct fk_stackset *from, uint32_t 
 
 void fk_stackset_prefetch_slot(const struct fk_stackset *t, uint64_t hash)
 {
-	if (t->slots)
-		__builtin_prefetch(&t->slots[(size_t)hash & t->mask]);
+	fk_hashindex_prefetch(&t->index, hash);
 }
 
 uint32_t fk_stackset_prefetch_entry(const struct fk_stackset *t, uint64_t hash)
 {
-	if (!t->slots)
+	uint32_t id = fk_hashindex_guess(&t->index, hash);
+	if (id == FK_HASHINDEX_END)
 		return FK_STACKSET_NONE;
-	uint64_t v = t->slots[(size_t)hash & t->mask];
-	if (v == 0 || (v & HIGH_BITS) != (hash & HIGH_BITS))
-		return FK_STACKSET_NONE;
-	__builtin_prefetch(&t->stacks[(uint32_t)v - 1]);
-	return (uint32_t)v - 1;
+	__builtin_prefetch(&t->stacks[id]);
+	return id;
 }
 
 size_t fk_stackset_text(const struct fk_stackset *t, uint32_t id, char *buf)
@@ -320,7 +287,7 @@ void fk_stackset_free(struct fk_stackset *t)
 	fk_strtab_free(&t->frames);
 	fk_arena_free(&t->seqs);
 	free(t->stacks);
-	free(t->slots);
+	fk_hashindex_free(&t->index);
 	free(t->scratch);
 	*t = (struct fk_stackset){ 0 };
 }
@@ -328,5 +295,5 @@ void fk_stackset_free(struct fk_stackset *t)
 size_t fk_stackset_memory(const struct fk_stackset *t)
 {
 	return fk_strtab_memory(&t->frames) + t->seqs.bytes + t->cap * sizeof *t->stacks +
-	       (t->slots ? (t->mask + 1) * sizeof *t->slots : 0) + t->scratch_cap * sizeof *t->scratch;
+	       fk_hashindex_memory(&t->index) + t->scratch_cap * sizeof *t->scratch;
 }

@@ -39,8 +39,7 @@ struct fk_stackset {
 	struct fk_stack_entry *stacks;
 	uint32_t count;
 	size_t cap;
-	uint64_t *slots;           /* as fk_strtab's: high hash bits | id + 1 */
-	size_t mask;
+	struct fk_hashindex index; /* of the stacks, by text hash */
 	uint32_t *scratch;         /* one stack's frame ids while it is split */
 	size_t scratch_cap;
 };

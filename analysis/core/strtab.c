@@ -8,61 +8,33 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static uint64_t slot_value(uint64_t hash, uint32_t id)
-{
-	return (hash & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
-}
-
 /* Tables start small and double: a table of a few names (a small input, a
  * fuzzing run) costs a few hundred bytes, a big one a few more rehashes. */
-#define FIRST_SLOTS 64
 #define FIRST_STRS 16
 
-static bool grow_index(struct fk_strtab *t)
+static bool rebuild_index(struct fk_strtab *t)
 {
-	size_t nslots = t->slots ? (t->mask + 1) * 2 : FIRST_SLOTS;
-	while (nslots < ((size_t)t->count + 1) * 2) /* an index dropped, built again */
-		nslots *= 2;
-	uint64_t *slots = calloc(nslots, sizeof *slots);
-	if (!slots)
-		return false;
-	size_t mask = nslots - 1;
-	for (uint32_t id = 0; id < t->count; id++) {
-		size_t i = (size_t)t->strs[id].hash & mask;
-		while (slots[i])
-			i = (i + 1) & mask;
-		slots[i] = slot_value(t->strs[id].hash, id);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = mask;
-	return true;
+	return fk_hashindex_rebuild(&t->index, t->strs, t->count, sizeof *t->strs,
+				    offsetof(struct fk_str, hash));
 }
 
-static uint32_t lookup(const struct fk_strtab *t, const char *p, size_t len,
-		       uint64_t h, size_t *slot)
+/* The id of p[0..len) (hash h) or FK_STRTAB_NONE; *slot is then the empty
+ * slot where it would go. */
+static uint32_t lookup(const struct fk_strtab *t, const char *p, size_t len, uint64_t h,
+		       size_t *slot)
 {
-	size_t i = (size_t)h & t->mask;
-	uint64_t high = h & 0xFFFFFFFF00000000ull;
-	for (;;) {
-		uint64_t v = t->slots[i];
-		if (v == 0) {
-			*slot = i;
-			return FK_STRTAB_NONE;
-		}
-		if ((v & 0xFFFFFFFF00000000ull) == high) {
-			uint32_t id = (uint32_t)v - 1;
-			const struct fk_str *s = &t->strs[id];
-			if (s->hash == h && s->len == len && memcmp(s->p, p, len) == 0)
-				return id;
-		}
-		i = (i + 1) & t->mask;
+	*slot = fk_hashindex_home(&t->index, h);
+	for (uint32_t id; (id = fk_hashindex_next(&t->index, h, slot)) != FK_HASHINDEX_END;) {
+		const struct fk_str *s = &t->strs[id];
+		if (s->hash == h && s->len == len && memcmp(s->p, p, len) == 0)
+			return id;
 	}
+	return FK_STRTAB_NONE;
 }
 
 uint32_t fk_strtab_find(const struct fk_strtab *t, const char *p, size_t len)
 {
-	if (!t->slots)
+	if (!t->index.slots)
 		return FK_STRTAB_NONE;
 	size_t slot;
 	return lookup(t, p, len, XXH3_64bits(p, len), &slot);
@@ -73,7 +45,7 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 {
 	if (added)
 		*added = false;
-	if (!t->slots && !grow_index(t))
+	if (!t->index.slots && !rebuild_index(t))
 		return FK_STRTAB_NONE;
 	size_t slot;
 	uint32_t id = lookup(t, p, len, h, &slot);
@@ -88,10 +60,9 @@ static uint32_t insert(struct fk_strtab *t, const char *p, size_t len, uint64_t 
 		return FK_STRTAB_NONE;
 	id = t->count++;
 	t->strs[id] = (struct fk_str){ .p = bytes, .len = (uint32_t)len, .hash = h };
-	t->slots[slot] = slot_value(h, id);
-	/* Keep the load under one half so probes stay short. */
-	if ((size_t)t->count * 2 > t->mask + 1 && !grow_index(t)) {
-		t->slots[slot] = 0;
+	fk_hashindex_put(&t->index, slot, h, id);
+	if (fk_hashindex_crowded(&t->index, t->count) && !rebuild_index(t)) {
+		fk_hashindex_unput(&t->index, slot);
 		t->count--;
 		return FK_STRTAB_NONE;
 	}
@@ -123,39 +94,32 @@ uint32_t fk_strtab_add_owned(struct fk_strtab *t, const char *p, size_t len, uin
 
 void fk_strtab_prefetch_slot(const struct fk_strtab *t, uint64_t hash)
 {
-	if (t->slots)
-		__builtin_prefetch(&t->slots[(size_t)hash & t->mask]);
+	fk_hashindex_prefetch(&t->index, hash);
 }
 
 uint32_t fk_strtab_prefetch_entry(const struct fk_strtab *t, uint64_t hash)
 {
-	if (!t->slots)
+	uint32_t id = fk_hashindex_guess(&t->index, hash);
+	if (id == FK_HASHINDEX_END)
 		return FK_STRTAB_NONE;
-	uint64_t v = t->slots[(size_t)hash & t->mask];
-	if (v == 0 || (v & 0xFFFFFFFF00000000ull) != (hash & 0xFFFFFFFF00000000ull))
-		return FK_STRTAB_NONE;
-	const struct fk_str *s = &t->strs[(uint32_t)v - 1];
-	__builtin_prefetch(s);
-	return (uint32_t)v - 1;
+	__builtin_prefetch(&t->strs[id]);
+	return id;
 }
 
 void fk_strtab_drop_index(struct fk_strtab *t)
 {
-	free(t->slots);
-	t->slots = NULL;
-	t->mask = 0;
+	fk_hashindex_free(&t->index);
 }
 
 void fk_strtab_free(struct fk_strtab *t)
 {
 	fk_arena_free(&t->arena);
 	free(t->strs);
-	free(t->slots);
+	fk_hashindex_free(&t->index);
 	*t = (struct fk_strtab){ 0 };
 }
 
 size_t fk_strtab_memory(const struct fk_strtab *t)
 {
-	return t->arena.bytes + t->cap * sizeof *t->strs +
-	       (t->slots ? (t->mask + 1) * sizeof *t->slots : 0);
+	return t->arena.bytes + t->cap * sizeof *t->strs + fk_hashindex_memory(&t->index);
 }

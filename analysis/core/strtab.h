@@ -1,7 +1,7 @@
 /* strtab.h - interning byte strings (frame names, whole stacks) to dense ids.
  *
  * Owns: copies of the interned bytes (in its arena, NUL-terminated) and the
- * hash index (xxHash XXH3, open addressing). Ids are 0..count-1 in insertion
+ * hash index (xxHash XXH3, hashindex.h). Ids are 0..count-1 in insertion
  * order and never change. Not thread-safe.
  */
 #ifndef FK_STRTAB_H
@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "analysis/core/arena.h"
+#include "analysis/core/hashindex.h"
 
 #define FK_STRTAB_NONE UINT32_MAX
 
@@ -26,10 +27,7 @@ struct fk_strtab {
 	struct fk_str *strs;
 	uint32_t count;
 	size_t cap;
-	uint64_t *slots; /* (hash >> 32) << 32 | (id + 1); 0 = empty. The hash
-			    bits let probes skip other strings without
-			    touching their entries (a cache miss each). */
-	size_t mask;
+	struct fk_hashindex index;
 };
 
 /* Id of p[0..len), added when new (*added set when given). FK_STRTAB_NONE
