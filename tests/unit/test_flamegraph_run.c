@@ -64,6 +64,15 @@ static int run(const struct fk_flamegraph_opts *o, bool strict, char **err)
 	return status;
 }
 
+/* The defaults, drawing inputs into out. */
+static void opts_for(struct fk_flamegraph_opts *o, char **inputs, size_t ninputs, const char *out)
+{
+	fk_flamegraph_opts_defaults(o);
+	o->inputs = inputs;
+	o->ninputs = ninputs;
+	o->output = out;
+}
+
 static void test_frames_and_options(void **state)
 {
 	(void)state;
@@ -71,10 +80,7 @@ static void test_frames_and_options(void **state)
 	write_file(in[0], "main;foo 3\nmain;bar 1\n", 22);
 	const char *out = path_of("graph.svg");
 	struct fk_flamegraph_opts o;
-	fk_flamegraph_opts_defaults(&o);
-	o.inputs = in;
-	o.ninputs = 1;
-	o.output = out;
+	opts_for(&o, in, 1, out);
 	o.flame.title = "Unit <title>";
 	o.flame.countname = "bytes";
 	char *err;
@@ -109,10 +115,7 @@ static void test_inputs_add_up(void **state)
 	write_file(in[1], "a;b 3\nc 5\n", 10);
 	const char *out = path_of("sum.svg");
 	struct fk_flamegraph_opts o;
-	fk_flamegraph_opts_defaults(&o);
-	o.inputs = in;
-	o.ninputs = 2;
-	o.output = out;
+	opts_for(&o, in, 2, out);
 	char *err;
 	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
 	free(err);
@@ -132,10 +135,7 @@ static void test_trailing_empty_frames(void **state)
 	write_file(in[0], text, strlen(text));
 	const char *out = path_of("empty_frames.svg");
 	struct fk_flamegraph_opts o;
-	fk_flamegraph_opts_defaults(&o);
-	o.inputs = in;
-	o.ninputs = 1;
-	o.output = out;
+	opts_for(&o, in, 1, out);
 	char *err;
 	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
 	free(err);
@@ -159,10 +159,7 @@ static void test_nothing_to_draw(void **state)
 	write_file(in[0], "no value here\n", 14);
 	const char *out = path_of("empty.svg");
 	struct fk_flamegraph_opts o;
-	fk_flamegraph_opts_defaults(&o);
-	o.inputs = in;
-	o.ninputs = 1;
-	o.output = out;
+	opts_for(&o, in, 1, out);
 	char *err;
 	assert_int_equal(run(&o, false, &err), FK_EXIT_BAD_INPUT);
 	char want[1024];
@@ -194,10 +191,7 @@ static void test_missing_input_and_bad_output(void **state)
 	char *in[] = { (char *)path_of("missing.txt") };
 	const char *out = path_of("never.svg");
 	struct fk_flamegraph_opts o;
-	fk_flamegraph_opts_defaults(&o);
-	o.inputs = in;
-	o.ninputs = 1;
-	o.output = out;
+	opts_for(&o, in, 1, out);
 	char *err;
 	assert_int_equal(run(&o, false, &err), FK_EXIT_BAD_INPUT);
 	char want[1024];
