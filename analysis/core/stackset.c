@@ -128,20 +128,44 @@ static const uint32_t *copy_frames(struct fk_stackset *t, const uint32_t *frames
 
 /* The frames of text, interned, into t->scratch; their count or 0 when
  * out of memory (every text has at least one frame). */
+/* Whether p (before end) starts with frame f's name, then a ';' or the end. */
+static bool starts_with_frame(const struct fk_stackset *t, uint32_t f, const char *p,
+			      const char *end)
+{
+	const struct fk_str *name = fk_strtab_get(&t->frames, f);
+	size_t left = (size_t)(end - p);
+	return name->len <= left && (name->len == left || p[name->len] == ';') &&
+	       memcmp(p, name->p, name->len) == 0;
+}
+
+/* text's frame ids into t->scratch, their count returned (0: out of
+ * memory). New stacks come in runs that share their outer frames, so the
+ * ids the last split left there are taken as they are while their names
+ * match, without hashing a name. Each is checked against the text, so ids
+ * a merge wrote over them since cost a miss, never a wrong frame. */
 static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, reusable = t->scratch_split;
 	const char *p = text, *end = text + len;
+	t->scratch_split = 0;
 	for (;;) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *stop = semi ? semi : end;
-		uint32_t f = fk_strtab_intern(&t->frames, p, (size_t)(stop - p), NULL);
-		if (f == FK_STRTAB_NONE || !FK_GROW(t->scratch, t->scratch_cap, (size_t)n + 1, 64))
-			return 0;
+		uint32_t f;
+		if (n < reusable && starts_with_frame(t, t->scratch[n], p, end)) {
+			f = t->scratch[n];
+		} else {
+			reusable = 0;
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			f = fk_strtab_intern(&t->frames, p, (size_t)((semi ? semi : end) - p), NULL);
+			if (f == FK_STRTAB_NONE || !FK_GROW(t->scratch, t->scratch_cap, (size_t)n + 1, 64))
+				return 0;
+		}
 		t->scratch[n++] = f;
-		if (!semi)
+		p += fk_strtab_get(&t->frames, f)->len;
+		if (p == end) {
+			t->scratch_split = n;
 			return n;
-		p = semi + 1;
+		}
+		p++; /* the ';' */
 	}
 }
 

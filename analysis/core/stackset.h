@@ -42,6 +42,7 @@ struct fk_stackset {
 	struct fk_hashindex index; /* of the stacks, by text hash */
 	uint32_t *scratch;         /* one stack's frame ids while it is split */
 	size_t scratch_cap;
+	uint32_t scratch_split;    /* how many ids there the last split left */
 };
 
 /* Id of the stack text[0..len) whose fk_strtab_hash is hash, added when new

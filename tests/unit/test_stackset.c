@@ -1,5 +1,6 @@
-/* test_stackset.c - stacks kept as frame id sequences: texts round-trip,
- * lookups are exact even when hashes collide, merges keep every stack. */
+/* test_stackset.c - stacks kept as frame id sequences: texts round-trip
+ * (also split in runs that share frames), lookups are exact even when
+ * hashes collide, merges keep every stack. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +76,43 @@ static void test_texts_round_trip(void **state)
 	assert_int_equal(t.frames.count, 9);
 	assert_int_equal(fk_stackset_find(&t, "b", 1, fk_strtab_hash("b", 1)), FK_STACKSET_NONE);
 	fk_stackset_free(&t);
+}
+
+/* New stacks are split reusing the frames of the last split while their
+ * names match whole: a name that is only a prefix of the next frame, a
+ * shorter or longer stack, empty frames, and a merge in between (which
+ * uses the same scratch) all split as their text says. */
+static void test_split_reuses_only_whole_frames(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		uint32_t frames;
+	} cases[] = {
+		{ "a;b;c", 3 }, { "a;bx;c", 3 }, { "a;b", 2 },  { "a;b;c;d", 4 }, { "a", 1 },
+		{ "a;", 2 },    { "a;;b", 3 },   { "ab;c", 2 }, { "a;b;", 3 },    { "a;b;;", 4 },
+	};
+	struct fk_stackset t = { 0 }, other = { 0 };
+	uint32_t ids[sizeof cases / sizeof cases[0]];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t len = strlen(cases[i].text);
+		ids[i] = intern(&t, cases[i].text, len, NULL);
+		assert_int_equal(fk_stackset_get(&t, ids[i])->nframes, cases[i].frames);
+		assert_text(&t, ids[i], cases[i].text, len);
+	}
+	intern(&other, "q;r;s", 5, NULL);
+	uint32_t map[1];
+	assert_true(fk_stackset_merge(&t, &other, map)); /* its frames went through scratch */
+	uint32_t id = intern(&t, "a;b;x", 5, NULL);
+	assert_int_equal(fk_stackset_get(&t, id)->nframes, 3);
+	assert_text(&t, id, "a;b;x", 5);
+	assert_text(&t, map[0], "q;r;s", 5);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_text(&t, ids[i], cases[i].text, strlen(cases[i].text));
+	/* Names are kept once: a, b, c, bx, d, "", ab, x, q, r, s. */
+	assert_int_equal(t.frames.count, 11);
+	fk_stackset_free(&t);
+	fk_stackset_free(&other);
 }
 
 /* Every stack is given the same hash: only the check against the frames
@@ -221,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_texts_round_trip),
+		cmocka_unit_test(test_split_reuses_only_whole_frames),
 		cmocka_unit_test(test_same_hash_told_apart),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_take_keeps_sequences_and_names),
