@@ -193,9 +193,7 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
  * sampling's common case, in a few instructions) a thread of the program
  * far from its next sampled byte, which only counts down. The shim's own
  * allocations count down too: gaps are memoryless, so bytes the program
- * did not allocate take nothing from its own bytes' chances, and one that
- * reaches the sampled byte goes the slow way, where the shim is not
- * recorded and the countdown waits for the program's next allocation. */
+ * did not allocate take nothing from its own bytes' chances. */
 static inline bool skipped(size_t n)
 {
 	if (watching == FREES_NONE)
@@ -209,7 +207,11 @@ static inline bool skipped(size_t n)
 }
 
 /* An allocation not skipped: recorded when its thread records, a window
- * is open and the sampling (sampled()) says so. */
+ * is open and the sampling (sampled()) says so. One that reached its
+ * thread's sampled byte but is not kept (the shim's own, a failed one,
+ * one outside the windows) draws the next gap: left as it was, the sample
+ * would go to the program's next allocation, however small, weighed as
+ * if drawn. */
 __attribute__((noinline)) static void *noted(void *p, size_t n)
 {
 	struct thread_state *ts;
@@ -217,8 +219,22 @@ __attribute__((noinline)) static void *noted(void *p, size_t n)
 		if (watching == FREES_SAMPLED) /* before the record: its free may race it */
 			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
+	} else if (shim_cfg.alloc_sample && (ts = shim_thread) && n >= ts->alloc_countdown) {
+		ts->alloc_countdown = alloc_next_gap(&ts->rng);
 	}
 	return p;
+}
+
+/* A block whose free was recorded but did not happen, recorded again
+ * whatever the sampling says (it had been kept). */
+static void kept_again(void *p, size_t n)
+{
+	struct thread_state *ts = recording();
+	if (!ts)
+		return;
+	if (watching == FREES_SAMPLED)
+		sampleset_add((uintptr_t)p);
+	record(ts, REC_ALLOC, p, n);
 }
 
 static void *allocated(void *p, size_t n)
@@ -233,13 +249,20 @@ static inline bool free_watched(const void *p)
 	return watching == FREES_ALL || (watching == FREES_SAMPLED && sampleset_maybe((uintptr_t)p));
 }
 
-__attribute__((noinline)) static void freeing(void *p)
+/* A free looked at: recorded when its thread records and (sampling) its
+ * block was sampled. Whether it was recorded. A sampled block leaves the
+ * set also when its free cannot be recorded (a thread the shim has
+ * already let go), or its address would stay there for good. */
+__attribute__((noinline)) static bool freeing(void *p)
 {
 	if (!p || !free_watched(p))
-		return;
+		return false;
 	struct thread_state *ts = recording();
-	if (ts && (watching == FREES_ALL || sampleset_take((uintptr_t)p)))
-		record(ts, REC_FREE, p, 0);
+	bool kept = watching == FREES_ALL || sampleset_take((uintptr_t)p);
+	if (!ts || !kept)
+		return false;
+	record(ts, REC_FREE, p, 0);
+	return true;
 }
 
 /* ---- the interposed functions ---- */
@@ -295,12 +318,12 @@ void *realloc(void *p, size_t n)
 		return q;
 	}
 	size_t old = p ? malloc_usable_size(p) : 0;
-	freeing(p);
+	bool freed = freeing(p);
 	void *q = real_realloc(p, n);
 	if (q)
 		return allocated(q, n);
-	if (p && n) /* failed: the old block lives on */
-		allocated(p, old);
+	if (freed && n) /* failed: the old block lives on, recorded as it was */
+		kept_again(p, old);
 	return q;
 }
 

@@ -483,6 +483,9 @@ static void after_fork_child(void)
 	shim_forget_threads_except(self); /* the other threads' states are leaked, not touched */
 	if (self) {
 		self->tid = gettid_raw();
+		/* Its own sampling: forked siblings would keep the same bytes. */
+		self->rng ^= (uint64_t)self->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
+		self->alloc_countdown = alloc_next_gap(&self->rng);
 		self->has_timer = false;
 		ring_init(&self->samples, self->samples.data, self->samples.size);
 		ring_init(&self->events, self->events.data, self->events.size);
