@@ -249,14 +249,13 @@ static inline bool free_watched(const void *p)
 	return watching == FREES_ALL || (watching == FREES_SAMPLED && sampleset_maybe((uintptr_t)p));
 }
 
-/* A free looked at: recorded when its thread records and (sampling) its
- * block was sampled. Whether it was recorded. A sampled block leaves the
- * set also when its free cannot be recorded (a thread the shim has
- * already let go), or its address would stay there for good. */
+/* A free that free_watched() let through: recorded when its thread
+ * records and (sampling) its block was sampled; whether it was recorded.
+ * A sampled block leaves the set also when its free cannot be recorded (a
+ * thread the shim has already let go), or its address would stay there
+ * for good. */
 __attribute__((noinline)) static bool freeing(void *p)
 {
-	if (!p || !free_watched(p))
-		return false;
 	struct thread_state *ts = recording();
 	bool kept = watching == FREES_ALL || sampleset_take((uintptr_t)p);
 	if (!ts || !kept)
@@ -318,7 +317,7 @@ void *realloc(void *p, size_t n)
 		return q;
 	}
 	size_t old = p ? malloc_usable_size(p) : 0;
-	bool freed = freeing(p);
+	bool freed = p && free_watched(p) && freeing(p);
 	void *q = real_realloc(p, n);
 	if (q)
 		return allocated(q, n);

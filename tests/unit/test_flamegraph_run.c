@@ -73,6 +73,20 @@ static void opts_for(struct fk_flamegraph_opts *o, char **inputs, size_t ninputs
 	o->output = out;
 }
 
+/* Draws inputs into out with the defaults, which must succeed; the SVG
+ * (free it). */
+static char *draw_ok(char **inputs, size_t ninputs, const char *out)
+{
+	struct fk_flamegraph_opts o;
+	opts_for(&o, inputs, ninputs, out);
+	char *err;
+	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
+	free(err);
+	char *svg = slurp(out);
+	assert_non_null(svg);
+	return svg;
+}
+
 static void test_frames_and_options(void **state)
 {
 	(void)state;
@@ -113,13 +127,7 @@ static void test_inputs_add_up(void **state)
 	char *in[] = { (char *)path_of("one.txt"), (char *)path_of("two.txt") };
 	write_file(in[0], "a;b 2\n", 6);
 	write_file(in[1], "a;b 3\nc 5\n", 10);
-	const char *out = path_of("sum.svg");
-	struct fk_flamegraph_opts o;
-	opts_for(&o, in, 2, out);
-	char *err;
-	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
-	free(err);
-	char *svg = slurp(out);
+	char *svg = draw_ok(in, 2, path_of("sum.svg"));
 	assert_non_null(strstr(svg, "<title>b (5 samples, 50.00%)</title>"));
 	assert_non_null(strstr(svg, "<title>c (5 samples, 50.00%)</title>"));
 	free(svg);
@@ -133,14 +141,7 @@ static void test_trailing_empty_frames(void **state)
 	char *in[] = { (char *)path_of("empty_frames.txt") };
 	const char *text = "a;; 3\na 2\nb;;c 4\n";
 	write_file(in[0], text, strlen(text));
-	const char *out = path_of("empty_frames.svg");
-	struct fk_flamegraph_opts o;
-	opts_for(&o, in, 1, out);
-	char *err;
-	assert_int_equal(run(&o, false, &err), FK_EXIT_OK);
-	free(err);
-	char *svg = slurp(out);
-	assert_non_null(svg);
+	char *svg = draw_ok(in, 1, path_of("empty_frames.svg"));
 	assert_non_null(strstr(svg, "<title>a (5 samples, 55.56%)</title>"));
 	assert_non_null(strstr(svg, "<title> (4 samples, 44.44%)</title>")); /* b's "" */
 	assert_non_null(strstr(svg, "<title>c (4 samples, 44.44%)</title>"));
