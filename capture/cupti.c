@@ -79,6 +79,27 @@ unsigned cupti_status(char *buf, size_t n, bool *monotonic)
 
 /* ---- API callbacks: host stacks by correlation id ---- */
 
+/* libcupti's and libcuda's code: a callback's stack passes through both
+ * (CUPTI's dispatch) before it reaches the API call. */
+static struct gpu_code dispatch[2];
+
+static void find_dispatch_code(void *cupti_fn)
+{
+	shim_code_range(cupti_fn, &dispatch[0].lo, &dispatch[0].hi);
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (cuda) { /* loaded: it is calling us */
+		shim_code_range(dlsym(cuda, "cuInit"), &dispatch[1].lo, &dispatch[1].hi);
+		dlclose(cuda);
+	}
+}
+
+/* The caller's host stack, from the API call out. */
+static uint32_t api_stack_here(uint64_t *ips)
+{
+	uint32_t n = shim_stack_here(ips, 0);
+	return gpu_drop_dispatch_frames(ips, n, dispatch, sizeof dispatch / sizeof *dispatch);
+}
+
 static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 {
 	struct thread_state *ts = shim_thread;
@@ -87,7 +108,7 @@ static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 	shim_guard++;
 	ts->in_tracer = 1;
 	uint64_t ips[MAX_IPS];
-	uint32_t n = shim_stack_here(ips, 0);
+	uint32_t n = api_stack_here(ips);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + n * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_API, &tail);
@@ -132,7 +153,7 @@ static void record_graph_node(uint64_t node, uint64_t original)
 	shim_guard++;
 	ts->in_tracer = 1;
 	uint64_t ips[MAX_IPS];
-	uint32_t n = original ? 0 : shim_stack_here(ips, 0);
+	uint32_t n = original ? 0 : api_stack_here(ips);
 	uint32_t size = (uint32_t)(sizeof(struct rec_gpu_api) + (n + 1) * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_gpu_api *r = (struct rec_gpu_api *)shim_event_reserve(ts, size, REC_GPU_GRAPH, &tail);
@@ -340,6 +361,7 @@ static bool start(void)
 		set_status("off: %s lacks a CUPTI function (%s)", "libcupti", CUPTI_ERROR_UNKNOWN);
 		return false;
 	}
+	find_dispatch_code(*(void **)&cu.subscribe);
 	/* Activity state is process-wide: a second CUPTI user (torch.profiler,
 	 * Nsight) makes this fail, and we stay out of its way. */
 	CUpti_SubscriberHandle sub;

@@ -213,3 +213,21 @@ void gpu_emit_free(struct gpu_emit *e)
 	fk_cap_buf_free(&e->memory);
 	memset(e, 0, sizeof *e);
 }
+
+static bool in_code(uint64_t ip, const struct gpu_code *code, size_t ncode)
+{
+	for (size_t i = 0; i < ncode; i++)
+		if (ip >= code[i].lo && ip < code[i].hi)
+			return true;
+	return false;
+}
+
+uint32_t gpu_drop_dispatch_frames(uint64_t *ips, uint32_t n, const struct gpu_code *code,
+				  size_t ncode)
+{
+	uint32_t k = 0;
+	while (k < n && in_code(ips[k], code, ncode))
+		k++;
+	memmove(ips, ips + k, (n - k) * sizeof *ips);
+	return n - k;
+}

@@ -5,7 +5,7 @@
  * appends GPU_KERNELS and GPU_MEMORY records (formats/CAPTURE.md). No CUPTI
  * calls: buffers are walked with a next-record function the caller passes
  * (cuptiActivityGetNextRecord in the shim, the same in tests over buffers
- * built by hand).
+ * built by hand). Also the trimming of API stacks: CUPTI's own frames.
  *
  * Owns: the payload buffers and the name table in struct gpu_emit.
  */
@@ -41,5 +41,16 @@ void gpu_emit_dropped(struct gpu_emit *e, uint64_t dropped);
 /* Hands the payloads over (empties them; names stay interned). */
 void gpu_emit_take(struct gpu_emit *e, struct fk_cap_buf *kernels, struct fk_cap_buf *memory);
 void gpu_emit_free(struct gpu_emit *e);
+
+/* Code that runs between a CUDA API call and the shim's callback: CUPTI's
+ * dispatch, in libcupti and libcuda. */
+struct gpu_code {
+	uintptr_t lo, hi;
+};
+/* Drops the frames of ips (leaf first) that lie in any of code, from the
+ * leaf up to the first that does not: what is left ends at the API call.
+ * Returns how many are left. */
+uint32_t gpu_drop_dispatch_frames(uint64_t *ips, uint32_t n, const struct gpu_code *code,
+				  size_t ncode);
 
 #endif

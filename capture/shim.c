@@ -283,20 +283,33 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
  * whatever the compiler inlined. */
 static uintptr_t self_lo, self_hi;
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+struct code_search {
+	uintptr_t addr, lo, hi;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	(void)size, (void)ctx;
-	uintptr_t here = (uintptr_t)&find_self;
+	(void)size;
+	struct code_search *q = ctx;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && here >= lo && here < lo + ph->p_memsz) {
-			self_lo = lo;
-			self_hi = lo + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
+			q->lo = lo;
+			q->hi = lo + ph->p_memsz;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct code_search q = { .addr = (uintptr_t)addr };
+	if (!addr || !dl_iterate_phdr(find_segment, &q))
+		return false;
+	*lo = q.lo, *hi = q.hi;
+	return true;
 }
 
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
@@ -509,7 +522,7 @@ __attribute__((constructor)) static void shim_start(void)
 	}
 	win_take_signal();
 	shim_cfg.alloc_set = shim_cfg.alloc_sample || win_windowed;
-	dl_iterate_phdr(find_self, NULL);
+	shim_code_range((const void *)&shim_code_range, &self_lo, &self_hi);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);

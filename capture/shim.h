@@ -149,6 +149,9 @@ uint64_t shim_now_ns(void);
 /* Leaf-first return addresses of the caller, skipping skip frames; the
  * first one kept is a return address (stored minus 1). */
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
+/* The loaded segment of whatever object holds addr (code: its text): false
+ * when none does. */
+bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi);
 
 /* The CPU time (cpu_ns, the thread's clock) that ts's samples do not stand
  * for, rounded to periods, as a stack: "[unsampled]" (SHIM_IP_UNSAMPLED)

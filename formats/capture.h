@@ -64,6 +64,10 @@ enum fk_cap_chunk_type {
 
 /* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU only). */
 enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2, FK_CAP_POOL = 3 };
+/* FK_CAP_GPU_MEMORY's memory kinds that are host memory (CUPTI's
+ * CUpti_ActivityMemoryKind values: cudaMallocHost, cudaHostAlloc): not
+ * GPU memory. */
+enum { FK_CAP_MEM_PAGEABLE = 1, FK_CAP_MEM_PINNED = 2 };
 
 /* FK_CAP_GPU_KERNELS record tags. */
 enum {

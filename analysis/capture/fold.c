@@ -107,9 +107,12 @@ static void on_frame(void *ctx, const char *text, size_t len)
 	scratch_add(t, text, len);
 }
 
+/* A module not found, or not the capture's (a capture read on another
+ * machine): its frames read "lib.so+0x...". Said, not counted as a bad
+ * line: nothing of the input is skipped. */
 static void on_sym_warning(void *ctx, const char *message)
 {
-	fk_diag_warn(ctx, "%s", message);
+	fk_diag_note(ctx, "%s", message);
 }
 
 static bool texts_open(struct texts *t, const struct fk_capture *c, unsigned sym_flags,
@@ -928,6 +931,10 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 		fprintf(out, "gpu work:    %" PRIu64 " kernels (%.3f ms), %" PRIu64 " copies (%" PRIu64
 			" bytes), %" PRIu64 " memsets, %zu allocation events, %zu API calls with stacks\n",
 			kernels, (double)kernel_ns / 1e6, copies, copied, sets, c->ngmem, c->napis);
+		if (c->cuda_host_allocs)
+			fprintf(out, "host memory: %" PRIu64 " allocations (%" PRIu64 " bytes) by "
+				"cudaMallocHost and the like, not counted as GPU memory\n",
+				c->cuda_host_allocs, c->cuda_host_bytes);
 		fprintf(out, "gpu lost:    %" PRIu64 " records dropped by CUPTI, %" PRIu64
 			" without timestamps\n", c->gpu_dropped, c->gpu_no_timestamp);
 	}

@@ -323,6 +323,7 @@ static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
 {
 	while (fk_cap_more(k)) {
 		struct fk_cap_gpu_mem m = { 0 };
+		bool host = false;
 		m.kind = fk_cap_get_u8(k);
 		if (m.kind == FK_CAP_POOL) {
 			m.device = (uint32_t)fk_cap_get_uvarint(k);
@@ -336,12 +337,18 @@ static bool gpu_memory(struct fk_capture *c, struct fk_cap_cursor *k)
 			m.addr = fk_cap_get_uvarint(k);
 			m.bytes = fk_cap_get_uvarint(k);
 			m.t = fk_cap_get_uvarint(k);
-			fk_cap_get_u8(k); /* memory kind */
+			uint8_t memory_kind = fk_cap_get_u8(k);
+			host = memory_kind == FK_CAP_MEM_PAGEABLE || memory_kind == FK_CAP_MEM_PINNED;
 			m.async = fk_cap_get_u8(k);
 		}
 		if (k->bad || m.kind < FK_CAP_ALLOC || m.kind > FK_CAP_POOL) {
 			k->bad = true;
 			break;
+		}
+		if (host) { /* cudaMallocHost and the like: counted, not GPU memory */
+			c->cuda_host_allocs += m.kind == FK_CAP_ALLOC;
+			c->cuda_host_bytes += m.kind == FK_CAP_ALLOC ? m.bytes : 0;
+			continue;
 		}
 		if (!FK_GROW(c->gmem, c->gmem_cap, c->ngmem + 1, 64))
 			return false;

@@ -138,6 +138,7 @@ struct fk_capture {
 	char **names;             /* kernel names by id */
 	size_t nnames;
 	uint64_t gpu_dropped, gpu_no_timestamp;
+	uint64_t cuda_host_allocs, cuda_host_bytes; /* cudaMallocHost... (not in gmem) */
 	/* NVTX */
 	struct fk_cap_nvtx *nvtx;
 	size_t nnvtx, nvtx_cap;

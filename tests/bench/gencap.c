@@ -191,7 +191,7 @@ static void cuda_program(struct fk_cap_buf *b, uint64_t start, unsigned long lon
 				fk_cap_put_uvarint(&gmem, 0x7f0000000000ull + slot * 0x100000);
 				fk_cap_put_uvarint(&gmem, 1 << 20);
 				fk_cap_put_uvarint(&gmem, call + 100);
-				fk_cap_put_u8(&gmem, 1);
+				fk_cap_put_u8(&gmem, 3); /* device memory */
 				fk_cap_put_u8(&gmem, 0);
 				live_gpu[slot] = !live_gpu[slot];
 			}

@@ -30,6 +30,7 @@
 #   i. usage errors, the default output name, the exit status
 #   j. C++ names demangled (a templated member function, an inlined one)
 #   k. flamegraph reads captures: as stackfold folds them; loss marked
+#   l. a capture read where its program is gone: said, not a bad line
 # Statistical bounds (shares +-5 points, totals +-10 %, sampled estimates
 # +-15 %) are several standard errors wide; see each case.
 #
@@ -1086,6 +1087,21 @@ if wanted "$@"; then
 	run "$FG" --metric nonsense "$c"
 	want_rc 2
 	finish "k. flamegraph --metric on stack text: exit 1, the metric is the capture's"
+fi
+
+# l. A capture read where its program is gone (copied off a cluster): the
+# program's frames read "name+0x...", said once on stderr, and nothing is
+# counted as a bad line, since nothing of the capture was skipped.
+if begin "l. a capture whose program is gone: frames as name+0x..., said, no bad lines"; then
+	cp "$CPU_SHARES" "$T/gone_prog"
+	"$SC" -o "$T/gone.cap" "$T/gone_prog" > /dev/null 2>&1 || problem "the capture failed"
+	rm -f "$T/gone_prog"
+	run "$SF" "$T/gone.cap"
+	want_rc 0
+	want_err "gone_prog: not found; frames shown as gone_prog+0x..."
+	grep -q 'bad line' "$T/err" && problem "stderr counts bad lines: $(stderr_head)"
+	grep -q ';gone_prog+0x[0-9a-f]* [0-9]' "$T/out" || problem "no gone_prog+0x frame in the fold"
+	finish "l. a capture whose program is gone: frames as name+0x..., said, no bad lines"
 fi
 
 done_testing

@@ -85,6 +85,10 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 	CUpti_ActivityMemory4 release = alloc;
 	release.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
 	release.timestamp = 6000, release.correlationId = 14;
+	/* cudaMallocHost's 16 MiB: host memory, never in the GPU's. */
+	CUpti_ActivityMemory4 pinned = alloc;
+	pinned.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	pinned.address = 0xa000, pinned.bytes = 16 << 20, pinned.correlationId = 12;
 	/* A cudaMallocAsync pool of 64 MiB, created before the 1 MiB cudaMalloc:
 	 * reserved peaks at 65 MiB. */
 	CUpti_ActivityMemoryPool3 pool = { .kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL,
@@ -101,6 +105,7 @@ static void build(struct buffer *b, void **overhead_data, const char *k2_name)
 	put(b, &set, sizeof set);
 	put(b, &orphan, sizeof orphan);
 	put(b, &alloc, sizeof alloc);
+	put(b, &pinned, sizeof pinned);
 	put(b, &release, sizeof release);
 	put(b, &over, sizeof over);
 	put(b, &pool, sizeof pool);
@@ -117,9 +122,9 @@ static void test_walk_real_cupti(void **state)
 	char *name = strdup("gelu_kernel");
 	build(&b, &overhead, name);
 	struct gpu_emit e = { 0 };
-	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 11);
+	assert_int_equal(gpu_walk_buffer(&e, b.bytes, b.len, next_record), 12);
 	free(name);
-	assert_int_equal(e.records, 11);
+	assert_int_equal(e.records, 12);
 	assert_int_equal(e.no_timestamp, 1);
 	assert_int_equal(e.overhead, 1);
 	assert_int_equal(e.next_name, 3); /* gelu_kernel once, lonely, graph_kernel */
@@ -253,6 +258,8 @@ static void check_capture(bool kernels_first)
 	assert_string_equal(c.gpu_status, "on (test)");
 	assert_true(c.gpu_monotonic);
 	assert_int_equal(c.gpu_no_timestamp, 1);
+	assert_int_equal(c.cuda_host_allocs, 1);
+	assert_int_equal(c.cuda_host_bytes, 16 << 20);
 	char *text = fold(&c, FK_METRIC_SELF_CUDA, false);
 	/* Two 250 ns kernels from stack 2; the copy through its runtime call
 	 * (stack 2); the memset from stack 1; the kernel of call 99 has none. */
@@ -323,6 +330,27 @@ static void test_dropped_records(void **state)
 	gpu_emit_free(&e);
 }
 
+/* An API stack loses the frames of CUPTI's dispatch at its leaf end, and
+ * only those: the same code further out is the program's. */
+static void test_drop_dispatch_frames(void **state)
+{
+	(void)state;
+	const struct gpu_code code[2] = { { 0x1000, 0x2000 }, { 0x5000, 0x6000 } };
+	uint64_t ips[] = { 0x1100, 0x5100, 0x1fff, 0x3000, 0x4000, 0x5200 };
+	assert_int_equal(gpu_drop_dispatch_frames(ips, 6, code, 2), 3);
+	assert_int_equal(ips[0], 0x3000);
+	assert_int_equal(ips[1], 0x4000);
+	assert_int_equal(ips[2], 0x5200);
+	uint64_t none[] = { 0x2000, 0x1000 }; /* 0x2000: just past the first range */
+	assert_int_equal(gpu_drop_dispatch_frames(none, 2, code, 2), 2);
+	assert_int_equal(none[0], 0x2000);
+	uint64_t all[] = { 0x1000, 0x5fff };
+	assert_int_equal(gpu_drop_dispatch_frames(all, 2, code, 2), 0);
+	assert_int_equal(gpu_drop_dispatch_frames(all, 0, code, 2), 0);
+	const struct gpu_code unknown[1] = { { 0, 0 } }; /* a range not found */
+	assert_int_equal(gpu_drop_dispatch_frames(none, 2, unknown, 1), 2);
+}
+
 int main(int argc, char **argv)
 {
 	/* --write-capture PATH: the capture the fold tests read, for the CLI
@@ -339,6 +367,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_capture_gpu_fold),
 		cmocka_unit_test(test_capture_gpu_records_before_calls),
 		cmocka_unit_test(test_dropped_records),
+		cmocka_unit_test(test_drop_dispatch_frames),
 	};
 	return cmocka_run_group_tests(tests, load_cupti, NULL);
 }
