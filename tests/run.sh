@@ -53,6 +53,7 @@ suite tests/e2e/capture/pynames.sh "$BUILD"
 suite tests/e2e/export/run.sh "$BUILD"
 suite tests/e2e/python/run.sh "$BUILD"
 suite tests/e2e/cuda/run.sh "$BUILD"
+suite tests/e2e/gpu/run.sh "$BUILD"
 suite tests/e2e/windows/run.sh "$BUILD"
 # STACKCOLLAPSE_PERF=/path/to/stackcollapse-perf.pl adds the full parity run.
 suite tests/e2e/perf/run.sh "$BUILD"

@@ -2,7 +2,7 @@
 # scratch directory ($T), the helpers that run a case and print its TAP line,
 # the ONLY filter and the end of a suite. Sourced, after setting $root (the
 # repository), by every suite tests/run.sh runs: tests/e2e/run.sh,
-# mem/run.sh, mem_parallel.sh, capture/run.sh, export/run.sh, cuda/run.sh, perf/run.sh,
+# mem/run.sh, mem_parallel.sh, capture/run.sh, export/run.sh, cuda/run.sh, gpu/run.sh, perf/run.sh,
 # perf/inline.sh, table.sh, tests/memref/compare.sh, tests/browser/suite.sh,
 # tests/parity/suite.sh and tests/runner/selftest.sh.
 #
