@@ -326,8 +326,35 @@ static int graph_by_id(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+/* By id, a clone before a node made with the same id: instantiation
+ * reports each clone as made (at cudaGraphInstantiate) and as cloned, and
+ * the clone leads to the code that made the original. */
+static int graph_by_id_clones_first(const void *x, const void *y)
+{
+	const struct fk_cap_graph_node *a = x, *b = y;
+	int by_id = graph_by_id(a, b);
+	return by_id ? by_id : (b->original != 0) - (a->original != 0);
+}
+
+/* The capture's graph records sorted by id, one per id (a clone's, where
+ * there is one); *n becomes their count. NULL: out of memory. */
+static struct fk_cap_graph_node *graph_index(const struct fk_capture *c, size_t *n)
+{
+	struct fk_cap_graph_node *graph = malloc(c->ngraph * sizeof *graph);
+	if (!graph)
+		return NULL;
+	memcpy(graph, c->graph, c->ngraph * sizeof *graph);
+	qsort(graph, c->ngraph, sizeof *graph, graph_by_id_clones_first);
+	size_t kept = 0;
+	for (size_t i = 0; i < c->ngraph; i++)
+		if (kept == 0 || graph[i].id != graph[kept - 1].id)
+			graph[kept++] = graph[i];
+	*n = kept;
+	return graph;
+}
+
 /* The node that made a graph kernel: through clones to the original.
- * sorted: the capture's graph records, sorted by id. */
+ * sorted: graph_index's records. */
 static const struct fk_cap_graph_node *graph_node_of(const struct fk_cap_graph_node *sorted,
 						     size_t n, uint64_t id)
 {
@@ -467,14 +494,9 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	}
 #define PATH_OF(a) (api_path && (a) ? api_path[(a) - c->apis] : NULL)
 	struct fk_cap_graph_node *graph = NULL;
-	if (ok && c->ngraph) {
-		graph = malloc(c->ngraph * sizeof *graph);
-		ok = graph != NULL;
-		if (ok) {
-			memcpy(graph, c->graph, c->ngraph * sizeof *graph);
-			qsort(graph, c->ngraph, sizeof *graph, graph_by_id);
-		}
-	}
+	size_t ngraph = 0;
+	if (ok && c->ngraph)
+		ok = (graph = graph_index(c, &ngraph)) != NULL;
 	char **shown = NULL;
 	if (ok && o->metric == FK_METRIC_SELF_CUDA && c->nnames)
 		ok = (shown = calloc(c->nnames, sizeof *shown)) != NULL;
@@ -494,7 +516,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 				continue;
 			/* A graph replay: the code that captured the node, when known. */
 			const struct fk_cap_graph_node *g =
-				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
+				graph ? graph_node_of(graph, ngraph, op->graph_node) : NULL;
 			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
 					   : kernel_name(c, op->name, shown);

@@ -215,6 +215,10 @@ static char *write_capture(bool kernels_first)
 	fk_cap_put_uvarint(&p, 311), fk_cap_put_uvarint(&p, 1), fk_cap_put_svarint(&p, 10);
 	fk_cap_put_u8(&p, FK_CAP_API_GRAPH_NODE);
 	fk_cap_put_uvarint(&p, 0x400), fk_cap_put_uvarint(&p, 42), fk_cap_put_uvarint(&p, 2);
+	/* As CUDA 13 reports instantiation: the clone as a node made there
+	 * (at stack 1), then as cloned. */
+	fk_cap_put_u8(&p, FK_CAP_API_GRAPH_NODE);
+	fk_cap_put_uvarint(&p, 0x500), fk_cap_put_uvarint(&p, 42), fk_cap_put_uvarint(&p, 1);
 	fk_cap_put_u8(&p, FK_CAP_API_GRAPH_CLONE);
 	fk_cap_put_uvarint(&p, 0x500), fk_cap_put_uvarint(&p, 0x400);
 	if (kernels_first) {
