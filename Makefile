@@ -99,7 +99,7 @@ $(BUILD)/samples/%: samples/capture/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SAMPLE_CFLAGS) $< -o $@
 
-$(BUILD)/samples/cuda/%: samples/cuda/%.cu
+$(BUILD)/samples/cuda/%: samples/cuda/%.cu samples/cuda/check.cuh
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -g -lineinfo -o $@ $<
 

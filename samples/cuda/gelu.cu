@@ -13,14 +13,7 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
-#define CHECK(call)                                                                   \
-	do {                                                                          \
-		cudaError_t e_ = (call);                                              \
-		if (e_ != cudaSuccess) {                                              \
-			fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));   \
-			exit(1);                                                      \
-		}                                                                     \
-	} while (0)
+#include "check.cuh"
 
 __global__ void pow3(const float *x, float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * x[i] * x[i]; }
 __global__ void scale(const float *x, float *y, float a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i]; }

@@ -12,14 +12,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                   \
-	do {                                                                          \
-		cudaError_t e_ = (call);                                              \
-		if (e_ != cudaSuccess) {                                              \
-			fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));   \
-			exit(1);                                                      \
-		}                                                                     \
-	} while (0)
+#include "check.cuh"
 
 __global__ void scale(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 0.5f; }
 __global__ void shift(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }

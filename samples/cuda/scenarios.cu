@@ -28,14 +28,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                                   \
-	do {                                                                          \
-		cudaError_t e_ = (call);                                              \
-		if (e_ != cudaSuccess) {                                              \
-			fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));   \
-			exit(1);                                                      \
-		}                                                                     \
-	} while (0)
+#include "check.cuh"
 
 static const size_t MIB = 1 << 20;
 
