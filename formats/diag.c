@@ -121,6 +121,19 @@ void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+void fk_diag_note_once(struct fk_diag *d, const char *message)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a: a few short messages */
+	for (const char *p = message; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (unsigned i = 0; i < d->nsaid; i++)
+		if (d->said[i] == h)
+			return;
+	if (d->nsaid < FK_DIAG_MAX_ONCE)
+		d->said[d->nsaid++] = h;
+	fk_diag_note(d, "%s", message);
+}
+
 void fk_diag_note_as_is(const struct fk_diag *d, const char *fmt, ...)
 {
 	if (d->quiet)

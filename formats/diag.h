@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #define FK_DIAG_MAX_SHOWN 5
+#define FK_DIAG_MAX_ONCE 64
 
 /* A command's exit status, as the library entries that do a command's work
  * return it: success, bad input (or a failed write), a usage error. */
@@ -37,6 +38,8 @@ struct fk_diag {
 	uint64_t bad_lines;
 	struct fk_diag_held held[FK_DIAG_MAX_SHOWN];
 	unsigned nheld;
+	uint64_t said[FK_DIAG_MAX_ONCE]; /* fk_diag_note_once's, by hash */
+	unsigned nsaid;
 };
 
 void fk_diag_init(struct fk_diag *d, const char *prog);
@@ -74,6 +77,11 @@ bool fk_diag_warn(struct fk_diag *d, const char *fmt, ...)
  * not an error ("no stacks found"), not counted. */
 void fk_diag_note(const struct fk_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* fk_diag_note, unless the same message was said already (a remark
+ * several passes over one input would repeat: a module not found). Past
+ * FK_DIAG_MAX_ONCE distinct messages, each is said again. */
+void fk_diag_note_once(struct fk_diag *d, const char *message);
 
 /* A message written as given (no "prog: " prefix) unless quiet: notes in
  * another tool's own words (stackcollapse-perf.pl's "Filtering for ..."). */

@@ -108,11 +108,12 @@ static void on_frame(void *ctx, const char *text, size_t len)
 }
 
 /* A module not found, or not the capture's (a capture read on another
- * machine): its frames read "lib.so+0x...". Said, not counted as a bad
- * line: nothing of the input is skipped. */
+ * machine): its frames read "lib.so+0x...". Said once (each fold of the
+ * capture opens the modules again), not counted as a bad line: nothing of
+ * the input is skipped. */
 static void on_sym_warning(void *ctx, const char *message)
 {
-	fk_diag_note(ctx, "%s", message);
+	fk_diag_note_once(ctx, message);
 }
 
 static bool texts_open(struct texts *t, const struct fk_capture *c, unsigned sym_flags,

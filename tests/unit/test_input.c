@@ -936,6 +936,38 @@ static void test_diag_quiet_and_strict(void **state)
 	free(err);
 }
 
+/* A note several passes would repeat is said once; it is no bad line. */
+static void test_diag_note_once(void **state)
+{
+	(void)state;
+	struct fk_diag d;
+	fk_diag_init(&d, "prog");
+	struct capture cap;
+	capture_start(&cap);
+	fk_diag_note_once(&d, "a.so: not found");
+	fk_diag_note_once(&d, "b.so: not found");
+	fk_diag_note_once(&d, "a.so: not found");
+	fk_diag_note_once(&d, "b.so: not found");
+	fk_diag_summary(&d);
+	char *err = capture_end(&cap);
+	assert_string_equal(err, "prog: a.so: not found\nprog: b.so: not found\n");
+	assert_int_equal(d.bad_lines, 0);
+	free(err);
+	/* Past what it remembers, a note is said every time: never lost. */
+	char msg[32];
+	for (int i = 0; i < FK_DIAG_MAX_ONCE; i++) {
+		snprintf(msg, sizeof msg, "m%d", i);
+		fk_diag_note_once(&d, msg);
+	}
+	capture_start(&cap);
+	fk_diag_note_once(&d, "late");
+	fk_diag_note_once(&d, "late");
+	fk_diag_note_once(&d, "m3");
+	err = capture_end(&cap);
+	assert_string_equal(err, "prog: late\nprog: late\n");
+	free(err);
+}
+
 static void test_diag_deferred_replay(void **state)
 {
 	(void)state;
@@ -1018,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_display_name),
 		cmocka_unit_test(test_diag_shows_first_then_counts),
 		cmocka_unit_test(test_diag_quiet_and_strict),
+		cmocka_unit_test(test_diag_note_once),
 		cmocka_unit_test(test_diag_deferred_replay),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
