@@ -229,12 +229,16 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	}
 }
 
-/* Calls whose stacks matter, by name: launches, copies, sets, allocations. */
+/* Calls whose stacks matter, by name: launches, copies, sets, allocations.
+ * Virtual memory (cuMemCreate, then cuMemMap and cuMemSetAccess: torch's
+ * expandable segments) is reported by MEMORY2 under the call that maps it
+ * or makes it accessible, so those have stacks too. */
 static bool interesting(const char *name)
 {
-	static const char *const words[] = { "Launch", "Memcpy", "Memset", "Malloc", "Free",
-					     "MemAlloc", "MemHostAlloc", "HostAlloc", "MemCreate",
-					     "MemRelease", "Graph" };
+	static const char *const words[] = { "Launch",       "Memcpy",    "Memset",     "Malloc",
+					     "Free",         "MemAlloc",  "MemHostAlloc", "HostAlloc",
+					     "MemCreate",    "MemRelease", "MemMap",    "MemUnmap",
+					     "MemSetAccess", "Graph" };
 	if (!name)
 		return false;
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
