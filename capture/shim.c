@@ -225,6 +225,16 @@ static void charge_unsampled(struct thread_state *ts)
 static void detach_thread(void *arg)
 {
 	struct thread_state *ts = arg;
+	/* Other keys' destructors in this round may still allocate and free
+	 * (the CUDA runtime's, any key made after ours): the first round only
+	 * puts the state back, and the thread is let go in the next one,
+	 * after them (glibc goes on while keys are set, up to
+	 * PTHREAD_DESTRUCTOR_ITERATIONS rounds). */
+	if (!ts->exit_deferred) {
+		ts->exit_deferred = true;
+		if (pthread_setspecific(thread_key, ts) == 0)
+			return;
+	}
 	/* Read before it is gone: a thread the writer has not named yet would
 	 * have no name once /proc/self/task/TID is. */
 	if (prctl(PR_GET_NAME, ts->exit_name) != 0)

@@ -103,6 +103,7 @@ struct thread_state {
 	uint32_t last_n;           /* its last sampled stack, leaf first */
 	uint64_t last_ips[MAX_IPS];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
+	bool exit_deferred;        /* its key's destructor ran once (detach_thread) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
 };

@@ -338,6 +338,25 @@ if begin "b. --alloc with 100 threads: the shim's own allocations are not record
 	esac
 fi
 
+# A pthread key destructor that runs after the shim's in the same round of
+# a thread's exit (a key made later, as the CUDA runtime's are) frees and
+# allocates: recorded, none on an untraced thread, no block left live.
+c=$T/alloc_tsd.cap
+if begin "b. --alloc: frees in other keys' destructors at thread exit are recorded"; then
+	cap "$c" -- --alloc "$P/tsdfree" 8
+	want_rc 0
+	want_out "tsdfree 8"
+	want_clean "$c" "capture"
+	grep -q ' 0 allocations on untraced threads' "$T/info" ||
+		problem "info: $(grep '^lost:' "$T/info")"
+	grep -q '^allocations: *18 allocations, 16 frees' "$T/info" ||
+		problem "info: $(grep '^allocations:' "$T/info"), expected 18 allocations, 16 frees"
+	"$MT" --leaks "$c" > "$T/tsd.leaks" 2> "$T/tsd.err"
+	grep -q 'worker\|release' "$T/tsd.leaks" && problem "live at the end: $(grep 'worker\|release' "$T/tsd.leaks" | head -1)"
+	grep -q 'already live' "$T/tsd.err" && problem "memtimeline: $(head -1 "$T/tsd.err")"
+	finish "b. --alloc: frees in other keys' destructors at thread exit are recorded"
+fi
+
 # Sampled: each 1 MiB block is kept with probability 1 - exp(-16) and scaled
 # by its inverse, so grow's estimate is 104857600 to within rounding.
 c=$T/alloc_sampled.cap
