@@ -44,7 +44,9 @@ GELU=$BUILD/samples/cuda/gelu SCEN=$BUILD/samples/cuda/scenarios
 if ! nvidia-smi -L > "$T/gpus" 2>&1 || ! grep -q '^GPU ' "$T/gpus"; then
 	skip_all "no GPU here (nvidia-smi lists none)"
 fi
-[ -x "$GELU" ] && [ -x "$SCEN" ] || skip_all "the CUDA samples are not built (no nvcc)"
+if [ ! -x "$GELU" ] || [ ! -x "$SCEN" ]; then
+	skip_all "the CUDA samples are not built (no nvcc)"
+fi
 keep() { [ -z "${GPU_KEEP:-}" ] || { mkdir -p "$GPU_KEEP" && cp -r "$@" "$GPU_KEEP/"; }; }
 sed 's/^/# /' "$T/gpus"
 
