@@ -23,6 +23,7 @@
 #include <cupti.h>
 
 #include "capture/gpurec.h"
+#include "capture/python.h"
 #include "capture/shim.h"
 #include "capture/window.h"
 
@@ -93,11 +94,18 @@ static void find_dispatch_code(void *cupti_fn)
 	}
 }
 
-/* The caller's host stack, from the API call out. */
+/* The caller's host stack, from the API call out (at most MAX_FRAMES
+ * native frames once the dispatch's are dropped), then its Python frames:
+ * room for MAX_IPS. */
 static uint32_t api_stack_here(uint64_t *ips)
 {
-	uint32_t n = shim_stack_here(ips, 0);
-	return gpu_drop_dispatch_frames(ips, n, dispatch, sizeof dispatch / sizeof *dispatch);
+	uint64_t raw[SHIM_MAX_UNWIND];
+	uint32_t n = shim_unwind_here(raw, SHIM_MAX_UNWIND, 0);
+	n = gpu_drop_dispatch_frames(raw, n, dispatch, sizeof dispatch / sizeof *dispatch);
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	memcpy(ips, raw, n * sizeof *raw);
+	return py_walk(ips, n, MAX_IPS);
 }
 
 static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
@@ -235,10 +243,10 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
  * or makes it accessible, so those have stacks too. */
 static bool interesting(const char *name)
 {
-	static const char *const words[] = { "Launch",       "Memcpy",    "Memset",     "Malloc",
-					     "Free",         "MemAlloc",  "MemHostAlloc", "HostAlloc",
-					     "MemCreate",    "MemRelease", "MemMap",    "MemUnmap",
-					     "MemSetAccess", "Graph" };
+	static const char *const words[] = {
+		"Launch", "Memcpy", "Memset", "Malloc", "Free", "MemAlloc", "MemHostAlloc", "HostAlloc",
+		"MemCreate", "MemRelease", "MemMap", "MemUnmap", "MemSetAccess", "Graph",
+	};
 	if (!name)
 		return false;
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++)

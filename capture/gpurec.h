@@ -48,8 +48,9 @@ struct gpu_code {
 	uintptr_t lo, hi;
 };
 /* Drops the frames of ips (leaf first) that lie in any of code, from the
- * leaf up to the first that does not: what is left ends at the API call.
- * Returns how many are left. */
+ * leaf up to the first that does not: what is left ends at the runtime
+ * API call (cudaLaunchKernel), or at the caller of a driver API call
+ * (cuLaunchKernel is libcuda's own code). Returns how many are left. */
 uint32_t gpu_drop_dispatch_frames(uint64_t *ips, uint32_t n, const struct gpu_code *code,
 				  size_t ncode);
 

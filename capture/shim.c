@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -225,13 +226,13 @@ static void charge_unsampled(struct thread_state *ts)
 static void detach_thread(void *arg)
 {
 	struct thread_state *ts = arg;
-	/* Other keys' destructors in this round may still allocate and free
-	 * (the CUDA runtime's, any key made after ours): the first round only
-	 * puts the state back, and the thread is let go in the next one,
-	 * after them (glibc goes on while keys are set, up to
-	 * PTHREAD_DESTRUCTOR_ITERATIONS rounds). */
-	if (!ts->exit_deferred) {
-		ts->exit_deferred = true;
+	/* Other keys' destructors may still allocate and free (a key made
+	 * after ours runs after ours in a round; one that sets itself again
+	 * runs in the next round too): the state is put back each round, and
+	 * the thread let go in the last one (glibc goes on while keys are set,
+	 * up to PTHREAD_DESTRUCTOR_ITERATIONS rounds). */
+	if (ts->exit_rounds + 1 < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		ts->exit_rounds++;
 		if (pthread_setspecific(thread_key, ts) == 0)
 			return;
 	}
@@ -239,9 +240,8 @@ static void detach_thread(void *arg)
 	 * have no name once /proc/self/task/TID is. */
 	if (prctl(PR_GET_NAME, ts->exit_name) != 0)
 		ts->exit_name[0] = 0;
-	if (ts->has_timer)
+	if (atomic_exchange(&ts->has_timer, false)) /* shim_stop may be at it too */
 		timer_delete(ts->timer);
-	ts->has_timer = false;
 	if (atomic_load(&shim_ready))
 		charge_unsampled(ts);
 	shim_thread = NULL; /* a late signal finds no state and returns */
@@ -324,8 +324,8 @@ bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
 
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
 {
-	void *buf[MAX_FRAMES + 16];
-	int got = unw_backtrace(buf, (int)(max + 16 < MAX_FRAMES + 16 ? max + 16 : MAX_FRAMES + 16));
+	void *buf[SHIM_MAX_UNWIND + 16];
+	int got = unw_backtrace(buf, (int)(max < SHIM_MAX_UNWIND ? max : SHIM_MAX_UNWIND) + 16);
 	int i = 0;
 	if (self_hi) { /* the hook's own frames, however many */
 		while (i < got && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
@@ -532,7 +532,7 @@ __attribute__((constructor)) static void shim_start(void)
 	}
 	win_take_signal();
 	shim_cfg.alloc_set = shim_cfg.alloc_sample || win_windowed;
-	shim_code_range((const void *)&shim_code_range, &self_lo, &self_hi);
+	shim_code_range((const void *)&find_segment, &self_lo, &self_hi);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -576,10 +576,8 @@ __attribute__((destructor)) static void shim_stop(void)
 		return;
 	shim_guard++;
 	for (struct thread_state *ts = shim_threads(); ts; ts = ts->next)
-		if (ts->has_timer && !atomic_load(&ts->dead)) {
+		if (!atomic_load(&ts->dead) && atomic_exchange(&ts->has_timer, false))
 			timer_delete(ts->timer);
-			ts->has_timer = false;
-		}
 	/* This thread's unsampled time; other live threads' are charged by
 	 * the writer's last cycle (their rings are their own). */
 	if (shim_thread)

@@ -88,7 +88,7 @@ struct thread_state {
 	pid_t tid;
 	_Atomic int dead;          /* exited: the writer drains and frees it */
 	timer_t timer;
-	bool has_timer;
+	_Atomic bool has_timer;
 	volatile sig_atomic_t in_tracer; /* inside the shim: a sample skips unwinding */
 	_Atomic uint64_t dropped_samples, dropped_events;
 	uint64_t alloc_countdown;  /* bytes until the next sampled allocation */
@@ -103,7 +103,7 @@ struct thread_state {
 	uint32_t last_n;           /* its last sampled stack, leaf first */
 	uint64_t last_ips[MAX_IPS];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
-	bool exit_deferred;        /* its key's destructor ran once (detach_thread) */
+	int exit_rounds;           /* rounds of its key's destructor put off (detach_thread) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
 };
@@ -147,8 +147,10 @@ extern _Atomic uint64_t shim_untracked; /* allocations on threads without state 
 extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
 
 uint64_t shim_now_ns(void);
-/* Leaf-first return addresses of the caller, skipping skip frames; the
- * first one kept is a return address (stored minus 1). */
+/* Leaf-first return addresses of the caller (at most max, up to
+ * SHIM_MAX_UNWIND), skipping skip frames; the first one kept is a return
+ * address (stored minus 1). */
+#define SHIM_MAX_UNWIND (MAX_FRAMES + 32)
 uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
 /* The loaded segment of whatever object holds addr (code: its text): false
  * when none does. */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #define FK_DIAG_MAX_SHOWN 5
-#define FK_DIAG_MAX_ONCE 64
+#define FK_DIAG_MAX_ONCE 256
 
 /* A command's exit status, as the library entries that do a command's work
  * return it: success, bad input (or a failed write), a usage error. */

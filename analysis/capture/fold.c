@@ -337,38 +337,37 @@ static int graph_by_id_clones_first(const void *x, const void *y)
 	return by_id ? by_id : (b->original != 0) - (a->original != 0);
 }
 
-/* The capture's graph records sorted by id, one per id (a clone's, where
- * there is one); *n becomes their count. NULL: out of memory. */
-static struct fk_cap_graph_node *graph_index(const struct fk_capture *c, size_t *n)
+/* The capture's graph records, sorted by graph_by_id_clones_first. NULL:
+ * out of memory. */
+static struct fk_cap_graph_node *graph_index(const struct fk_capture *c)
 {
 	struct fk_cap_graph_node *graph = malloc(c->ngraph * sizeof *graph);
-	if (!graph)
-		return NULL;
-	memcpy(graph, c->graph, c->ngraph * sizeof *graph);
-	qsort(graph, c->ngraph, sizeof *graph, graph_by_id_clones_first);
-	size_t kept = 0;
-	for (size_t i = 0; i < c->ngraph; i++)
-		if (kept == 0 || graph[i].id != graph[kept - 1].id)
-			graph[kept++] = graph[i];
-	*n = kept;
+	if (graph) {
+		memcpy(graph, c->graph, c->ngraph * sizeof *graph);
+		qsort(graph, c->ngraph, sizeof *graph, graph_by_id_clones_first);
+	}
 	return graph;
 }
 
-/* The node that made a graph kernel: through clones to the original.
- * sorted: graph_index's records. */
+/* The node that made a graph kernel: through clones to the original; where
+ * an original is missing (made outside the capture), the nearest clone's
+ * own record, made at instantiation, if any. sorted: graph_index's. */
 static const struct fk_cap_graph_node *graph_node_of(const struct fk_cap_graph_node *sorted,
 						     size_t n, uint64_t id)
 {
+	const struct fk_cap_graph_node *fallback = NULL;
 	for (int hops = 0; id && hops < 16; hops++) {
 		struct fk_cap_graph_node key = { .id = id };
-		const struct fk_cap_graph_node *found = bsearch(&key, sorted, n, sizeof key, graph_by_id);
-		if (!found)
-			return NULL;
-		if (!found->original)
-			return found;
-		id = found->original;
+		size_t at = fk_lower_bound(sorted, n, sizeof key, &key, graph_by_id);
+		if (at == n || sorted[at].id != id)
+			return fallback;
+		if (!sorted[at].original)
+			return &sorted[at];
+		if (at + 1 < n && sorted[at + 1].id == id && !sorted[at + 1].original)
+			fallback = &sorted[at + 1];
+		id = sorted[at].original;
 	}
-	return NULL;
+	return fallback;
 }
 
 static const char *copy_kind_name(uint8_t kind)
@@ -495,9 +494,8 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 	}
 #define PATH_OF(a) (api_path && (a) ? api_path[(a) - c->apis] : NULL)
 	struct fk_cap_graph_node *graph = NULL;
-	size_t ngraph = 0;
 	if (ok && c->ngraph)
-		ok = (graph = graph_index(c, &ngraph)) != NULL;
+		ok = (graph = graph_index(c)) != NULL;
 	char **shown = NULL;
 	if (ok && o->metric == FK_METRIC_SELF_CUDA && c->nnames)
 		ok = (shown = calloc(c->nnames, sizeof *shown)) != NULL;
@@ -517,7 +515,7 @@ static bool fold_gpu(const struct fk_capture *c, const struct fk_cap_fold_opts *
 				continue;
 			/* A graph replay: the code that captured the node, when known. */
 			const struct fk_cap_graph_node *g =
-				graph ? graph_node_of(graph, ngraph, op->graph_node) : NULL;
+				graph ? graph_node_of(graph, c->ngraph, op->graph_node) : NULL;
 			const char *leaf = op->tag == FK_CAP_GPU_MEMSET ? "[memset]"
 					   : op->tag == FK_CAP_GPU_MEMCPY ? copy_kind_name(op->copy_kind)
 					   : kernel_name(c, op->name, shown);

@@ -165,7 +165,7 @@ static void chunk(struct fk_cap_buf *file, uint16_t type, struct fk_cap_buf *pay
 
 /* kernels_first: the GPU records land in the file before the API calls
  * that made them (CUPTI delivers buffers late, or early): same result. */
-static char *write_capture(bool kernels_first)
+static char *write_capture(bool kernels_first, bool broken_clone)
 {
 	struct buffer b;
 	void *overhead;
@@ -230,6 +230,22 @@ static char *write_capture(bool kernels_first)
 		chunk(&file, FK_CAP_GPU_KERNELS, &kernels);
 		chunk(&file, FK_CAP_GPU_MEMORY, &memory);
 	}
+	if (broken_clone) {
+		/* 0x600, cloned from a node the capture never saw, made at
+		 * instantiation at stack 2: its kernel (launched by call 30, from
+		 * stack 1) goes to stack 2. */
+		fk_cap_put_uvarint(&p, 100);
+		fk_cap_put_u8(&p, FK_CAP_API_GRAPH_NODE);
+		fk_cap_put_uvarint(&p, 0x600), fk_cap_put_uvarint(&p, 42), fk_cap_put_uvarint(&p, 2);
+		fk_cap_put_u8(&p, FK_CAP_API_GRAPH_CLONE);
+		fk_cap_put_uvarint(&p, 0x600), fk_cap_put_uvarint(&p, 0x999);
+		chunk(&file, FK_CAP_GPU_API, &p);
+		fk_cap_put_u8(&p, FK_CAP_GPU_KERNEL);
+		fk_cap_put_uvarint(&p, 30), fk_cap_put_uvarint(&p, 0), fk_cap_put_uvarint(&p, 0);
+		fk_cap_put_uvarint(&p, 8000), fk_cap_put_uvarint(&p, 100); /* start, duration */
+		fk_cap_put_uvarint(&p, 1), fk_cap_put_uvarint(&p, 0x600); /* gelu_kernel, node */
+		chunk(&file, FK_CAP_GPU_KERNELS, &p);
+	}
 	for (int i = 0; i < 4; i++)
 		fk_cap_put_uvarint(&p, 0);
 	chunk(&file, FK_CAP_END, &p);
@@ -254,7 +270,7 @@ static char *fold(const struct fk_capture *c, enum fk_cap_metric m, bool no_kern
 
 static void check_capture(bool kernels_first)
 {
-	char *path = write_capture(kernels_first);
+	char *path = write_capture(kernels_first, false);
 	struct fk_diag d;
 	fk_diag_init(&d, "test");
 	struct fk_capture c;
@@ -316,6 +332,27 @@ static void test_capture_gpu_records_before_calls(void **state)
 	check_capture(true);
 }
 
+/* A clone whose original the capture lacks: its kernel goes to where the
+ * clone was made (instantiation), not to the graph launch. */
+static void test_capture_graph_clone_of_unseen_node(void **state)
+{
+	(void)state;
+	if (!next_record)
+		skip();
+	char *path = write_capture(false, true);
+	struct fk_diag d;
+	fk_diag_init(&d, "test");
+	struct fk_capture c;
+	assert_true(fk_capture_load(path, "t", &c, &d));
+	char *text = fold(&c, FK_METRIC_SELF_CUDA, false);
+	assert_non_null(strstr(text, "\n[unknown];[unknown];gelu_kernel 0.6\n"));
+	assert_null(strstr(text, "\n[unknown];gelu_kernel"));
+	free(text);
+	fk_capture_free(&c);
+	unlink(path);
+	free(path);
+}
+
 /* CUPTI's count of records it dropped (no buffer) reaches the capture. */
 static void test_dropped_records(void **state)
 {
@@ -361,7 +398,7 @@ int main(int argc, char **argv)
 	 * tests (tests/e2e/table.sh) */
 	if (argc == 3 && strcmp(argv[1], "--write-capture") == 0) {
 		load_cupti(NULL);
-		char *path = write_capture(false);
+		char *path = write_capture(false, false);
 		int rc = rename(path, argv[2]) == 0 ? 0 : 1;
 		free(path);
 		return rc;
@@ -370,6 +407,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_walk_real_cupti),
 		cmocka_unit_test(test_capture_gpu_fold),
 		cmocka_unit_test(test_capture_gpu_records_before_calls),
+		cmocka_unit_test(test_capture_graph_clone_of_unseen_node),
 		cmocka_unit_test(test_dropped_records),
 		cmocka_unit_test(test_drop_dispatch_frames),
 	};
