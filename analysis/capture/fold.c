@@ -329,12 +329,22 @@ static int graph_by_id(const void *x, const void *y)
 
 /* By id, a clone before a node made with the same id: instantiation
  * reports each clone as made (at cudaGraphInstantiate) and as cloned, and
- * the clone leads to the code that made the original. */
+ * the clone leads to the code that made the original. Records alike in
+ * that go by their other fields, so the one a lookup finds never depends
+ * on the sort. */
 static int graph_by_id_clones_first(const void *x, const void *y)
 {
 	const struct fk_cap_graph_node *a = x, *b = y;
-	int by_id = graph_by_id(a, b);
-	return by_id ? by_id : (b->original != 0) - (a->original != 0);
+	int c = graph_by_id(a, b);
+	if (!c)
+		c = (b->original != 0) - (a->original != 0);
+	if (!c)
+		c = (a->original > b->original) - (a->original < b->original);
+	if (!c)
+		c = (a->node > b->node) - (a->node < b->node);
+	if (!c)
+		c = (a->tid > b->tid) - (a->tid < b->tid);
+	return c;
 }
 
 /* The capture's graph records, sorted by graph_by_id_clones_first. NULL:
