@@ -97,15 +97,13 @@ static void find_dispatch_code(void *cupti_fn)
 /* The caller's host stack, from the API call out (at most MAX_FRAMES
  * native frames once the dispatch's are dropped), then its Python frames:
  * room for MAX_IPS. */
+_Static_assert(SHIM_MAX_UNWIND <= MAX_IPS, "ips has room for the dispatch's frames too");
+
 static uint32_t api_stack_here(uint64_t *ips)
 {
-	uint64_t raw[SHIM_MAX_UNWIND];
-	uint32_t n = shim_unwind_here(raw, SHIM_MAX_UNWIND, 0);
-	n = gpu_drop_dispatch_frames(raw, n, dispatch, sizeof dispatch / sizeof *dispatch);
-	if (n > MAX_FRAMES)
-		n = MAX_FRAMES;
-	memcpy(ips, raw, n * sizeof *raw);
-	return py_walk(ips, n, MAX_IPS);
+	uint32_t n = shim_unwind_here(ips, SHIM_MAX_UNWIND, 0);
+	n = gpu_drop_dispatch_frames(ips, n, dispatch, sizeof dispatch / sizeof *dispatch);
+	return py_walk(ips, n < MAX_FRAMES ? n : MAX_FRAMES, MAX_IPS);
 }
 
 static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)

@@ -126,8 +126,6 @@ static const uint32_t *copy_frames(struct fk_stackset *t, const uint32_t *frames
 	return to;
 }
 
-/* The frames of text, interned, into t->scratch; their count or 0 when
- * out of memory (every text has at least one frame). */
 /* Whether p (before end) starts with frame f's name, then a ';' or the end. */
 static bool starts_with_frame(const struct fk_stackset *t, uint32_t f, const char *p,
 			      const char *end)

@@ -9,6 +9,9 @@
                                             matching REGEX)
     gpucheck.py kernels TRACE.json          prints the kernel events of a
                                             Chrome trace (cat "kernel")
+    gpucheck.py launches TABLE.csv          prints the kernel launches of a
+                                            --by kernel table (copies and
+                                            sets, "[...]" rows, left out)
 
 Each prints what it found; the exit status is 0 when it holds.
 """
@@ -25,8 +28,12 @@ def folded(path):
         yield stack, float(value)
 
 
+def table(path):
+    return {r["name"]: int(r["calls"]) for r in csv.DictReader(open(path, errors="surrogateescape"))}
+
+
 def calls(path, wants):
-    rows = {r["name"]: int(r["calls"]) for r in csv.DictReader(open(path, errors="surrogateescape"))}
+    rows = table(path)
     want = dict(w.split("=", 1) for w in wants)
     ok = True
     for name, n in want.items():
@@ -69,10 +76,16 @@ def kernels(path):
     return True
 
 
+def launches(path):
+    print(sum(n for name, n in table(path).items() if not name.startswith("[")))
+    return True
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     ok = {"calls": lambda: calls(args[0], args[1:]), "share": lambda: share(*args),
-          "sum": lambda: total(*args), "kernels": lambda: kernels(*args)}[cmd]()
+          "sum": lambda: total(*args), "kernels": lambda: kernels(*args),
+          "launches": lambda: launches(*args)}[cmd]()
     sys.exit(0 if ok else 1)
 
 

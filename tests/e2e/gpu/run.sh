@@ -195,7 +195,7 @@ else
 	python3 "$MLP" --device cuda --steps 10 --torch-trace "$T/mlp.trace.json" > /dev/null 2>&1
 	want=$($CHECK kernels "$T/mlp.trace.json")
 	"$SF" --table --by kernel --format csv --limit 0 --metric self_cuda_time_total "$T/mlp.sc" > "$T/mlp.csv"
-	got=$(python3 -c 'import csv,sys; print(sum(int(r["calls"]) for r in csv.DictReader(open(sys.argv[1], errors="surrogateescape")) if not r["name"].startswith("[")))' "$T/mlp.csv")
+	got=$($CHECK launches "$T/mlp.csv")
 	[ "$got" = "$want" ] && [ "$got" -gt 0 ]
 	check "as many kernels as torch.profiler's trace ($got, trace $want)" $?
 	keep "$T/mlp.sc" "$T/mlp.info" "$T/mlp.gpu" "$T/mlp.csv" "$T/mlp.trace.json" "$T/mlp.err"
