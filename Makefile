@@ -45,7 +45,7 @@ CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
 SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c formats/capwrite.c \
 	     capture/window.c capture/togglesig.c capture/cudaprof.c formats/capwindow.c capture/sigmask.c \
-	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c \
+	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c capture/stackmemo.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 SHIM_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -O2 -g -fPIC -fvisibility=default -fno-omit-frame-pointer $(WARN) -MMD -MP \
@@ -129,11 +129,14 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 
 # The shim's pure functions: Python frames (line tables, the merge, names)
 # and the sampled-address set.
-CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo
 $(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
 $(BUILD)/tests/test_sampleset: tests/unit/capture/test_sampleset.c capture/sampleset.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+$(BUILD)/tests/test_stackmemo: tests/unit/capture/test_stackmemo.c capture/stackmemo.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
 

@@ -93,6 +93,11 @@ bool py_is_eval(uint64_t ip)
 	return ip >= eval_lo && ip < eval_hi;
 }
 
+uintptr_t py_eval_base(void)
+{
+	return eval_lo;
+}
+
 /* "3.11.2", "3.13.0rc1" from PY_VERSION_HEX. */
 static void version_text(uint32_t v, char *buf, size_t n)
 {

@@ -67,6 +67,9 @@ unsigned py_status(char *buf, size_t n);
 /* Is ip (a stored stack address) inside the interpreter's evaluation
  * function? */
 bool py_is_eval(uint64_t ip);
+/* Where that function starts (0 until an interpreter is found): what
+ * py_is_eval says depends on it alone. */
+uintptr_t py_eval_base(void);
 /* Walks a fault stopped, and frames recorded unknown (cache full). */
 uint64_t py_faults(void);
 uint64_t py_unknown(void);

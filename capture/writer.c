@@ -21,6 +21,7 @@
 
 #include "formats/capture.h"
 #include "capture/shim.h"
+#include "capture/stackmemo.h"
 #include "capture/window.h"
 
 #define CYCLE_MS 50
@@ -43,6 +44,7 @@ struct node_key {
 static struct node_key *nodes;
 static size_t nodes_mask;
 static uint32_t next_node = 1;
+static uint64_t nodes_refused; /* interns cut short: the table could not grow */
 
 static size_t node_hash(uint32_t parent, uint64_t ip)
 {
@@ -73,8 +75,10 @@ static bool nodes_grow(void)
 /* The node for ip under parent; new ones are added to the STACKS payload. */
 static uint32_t intern(struct fk_cap_buf *stacks, uint32_t parent, uint64_t ip)
 {
-	if ((next_node + 1) * 2 > nodes_mask + 1 && !nodes_grow())
+	if ((next_node + 1) * 2 > nodes_mask + 1 && !nodes_grow()) {
+		nodes_refused++;
 		return parent;
+	}
 	size_t i = node_hash(parent, ip) & nodes_mask;
 	while (nodes[i].id) {
 		if (nodes[i].parent == parent && nodes[i].ip == ip)
@@ -110,13 +114,30 @@ struct cycle {
 static uint64_t total_samples, total_allocs, total_drops;
 static unsigned gpu_status_seen, python_status_seen;
 
+/* Native stacks met before, by their raw ips; made with the merge rules
+ * of the interpreter found then (py_eval_base). */
+static struct stack_memo memo;
+static uintptr_t memo_eval_base;
+
 /* A record's stack, its Python frames merged in and named, as a node. */
 static uint32_t stack_node(struct cycle *c, const uint64_t *ips, uint32_t n)
 {
 	uint64_t merged[MAX_IPS];
 	if (n > MAX_IPS)
 		n = MAX_IPS;
-	return intern_stack(&c->stacks, merged, py_frames_stack(&c->pyframes, ips, n, merged));
+	if (py_eval_base() != memo_eval_base) { /* the merge now drops other frames */
+		stack_memo_clear(&memo);
+		memo_eval_base = py_eval_base();
+	}
+	uint32_t slot;
+	uint32_t node = stack_memo_get(&memo, ips, n, &slot);
+	if (node)
+		return node;
+	uint64_t refused = nodes_refused;
+	node = intern_stack(&c->stacks, merged, py_frames_stack(&c->pyframes, ips, n, merged));
+	if (nodes_refused == refused) /* a stack cut short is not remembered */
+		stack_memo_put(&memo, slot, ips, n, node);
+	return node;
 }
 
 /* One SAMPLES record (its time relative to the cycle's last). */
@@ -637,6 +658,7 @@ static void reset_tables(void)
 	nodes = NULL;
 	nodes_mask = 0;
 	next_node = 1;
+	stack_memo_clear(&memo);
 	seq = 0;
 	total_samples = total_allocs = total_drops = 0;
 	seen_adds = seen_subs = ~0ull;
