@@ -19,6 +19,10 @@ struct ring {
 	_Atomic uint64_t tail; /* producer: bytes committed */
 	uint64_t size;         /* a power of two */
 	uint8_t *data;
+	/* The producer's last look at head: the ring is at most this full, so
+	 * head (the consumer's cache line) is read again only when the ring
+	 * looks full, not at every record. */
+	uint64_t head_seen;
 };
 
 struct ring_record {
@@ -32,6 +36,7 @@ static inline void ring_init(struct ring *r, uint8_t *data, uint64_t size)
 	atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
 	r->size = size;
 	r->data = data;
+	r->head_seen = 0;
 }
 
 /* Room for a record of size bytes (a multiple of 8): its address, or NULL
@@ -39,11 +44,15 @@ static inline void ring_init(struct ring *r, uint8_t *data, uint64_t size)
 static inline struct ring_record *ring_reserve(struct ring *r, uint32_t size, uint64_t *tail_out)
 {
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 	uint64_t off = tail & (r->size - 1), contiguous = r->size - off;
 	uint64_t need = contiguous < size ? contiguous + size : size;
-	if (size > r->size / 2 || need > r->size - (tail - head))
+	if (size > r->size / 2)
 		return NULL;
+	if (need > r->size - (tail - r->head_seen)) {
+		r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+		if (need > r->size - (tail - r->head_seen))
+			return NULL;
+	}
 	if (contiguous < size) { /* pad to the end, start again at 0 */
 		struct ring_record *pad = (struct ring_record *)(r->data + off);
 		pad->size = (uint32_t)contiguous;
@@ -57,14 +66,15 @@ static inline struct ring_record *ring_reserve(struct ring *r, uint32_t size, ui
 	return rec;
 }
 
-/* Publishes the record. True when it took the ring past half full: the
- * one moment to wake the consumer, so a filling ring costs one wake-up
- * (a system call) rather than one per record. */
+/* Publishes the record. True when it took the ring past half full (as
+ * far as the producer knows: it may be less full, never more): the one
+ * moment to wake the consumer, so a filling ring costs one wake-up (a
+ * system call) rather than one per record. */
 static inline bool ring_commit(struct ring *r, uint64_t new_tail)
 {
 	uint64_t old_tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	atomic_store_explicit(&r->tail, new_tail, memory_order_release);
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire), half = r->size / 2;
+	uint64_t head = r->head_seen, half = r->size / 2;
 	return new_tail - head > half && old_tail - head <= half;
 }
 

@@ -124,10 +124,39 @@ struct fk_cap_buf {
 
 void fk_cap_buf_free(struct fk_cap_buf *b);
 void fk_cap_put_bytes(struct fk_cap_buf *b, const void *p, size_t n);
-void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v);
-void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v);
-void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v);
+/* The same as the inline ones below, growing the buffer first. */
+void fk_cap_put_u8_grow(struct fk_cap_buf *b, uint8_t v);
+void fk_cap_put_uvarint_grow(struct fk_cap_buf *b, uint64_t v);
 void fk_cap_put_string(struct fk_cap_buf *b, const char *s, size_t n);
+
+/* The writer puts a few varints per event: inline while there is room. */
+static inline void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v)
+{
+	if (b->len < b->cap && !b->failed)
+		b->p[b->len++] = v;
+	else
+		fk_cap_put_u8_grow(b, v);
+}
+
+/* LEB128: 7 bits a byte, low first, high bit set on all but the last. */
+static inline void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v)
+{
+	if (b->cap - b->len < 10 || b->failed) {
+		fk_cap_put_uvarint_grow(b, v);
+		return;
+	}
+	while (v >= 0x80) {
+		b->p[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (uint8_t)v;
+}
+
+/* Zigzag: small negative numbers stay short. */
+static inline void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v)
+{
+	fk_cap_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
 
 void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_header *h);
 

@@ -35,28 +35,16 @@ void fk_cap_put_bytes(struct fk_cap_buf *b, const void *p, size_t n)
 	}
 }
 
-void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v)
+void fk_cap_put_u8_grow(struct fk_cap_buf *b, uint8_t v)
 {
 	if (reserve(b, 1))
-		b->p[b->len++] = v;
+		fk_cap_put_u8(b, v);
 }
 
-/* LEB128: 7 bits a byte, low first, high bit set on all but the last. */
-void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v)
+void fk_cap_put_uvarint_grow(struct fk_cap_buf *b, uint64_t v)
 {
-	if (!reserve(b, 10))
-		return;
-	while (v >= 0x80) {
-		b->p[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->p[b->len++] = (uint8_t)v;
-}
-
-/* Zigzag: small negative numbers stay short. */
-void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v)
-{
-	fk_cap_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+	if (reserve(b, 10))
+		fk_cap_put_uvarint(b, v);
 }
 
 void fk_cap_put_string(struct fk_cap_buf *b, const char *s, size_t n)
