@@ -128,14 +128,18 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
 # The shim's pure functions: Python frames (line tables, the merge, names)
-# and the sampled-address set.
-CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo
+# the sampled-address set, the writer's stack memo and the event ring.
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo \
+		 $(BUILD)/tests/test_ring
 $(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
 $(BUILD)/tests/test_sampleset: tests/unit/capture/test_sampleset.c capture/sampleset.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+$(BUILD)/tests/test_ring: tests/unit/capture/test_ring.c capture/ring.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $< -lcmocka -o $@
 $(BUILD)/tests/test_stackmemo: tests/unit/capture/test_stackmemo.c capture/stackmemo.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
