@@ -127,7 +127,7 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes -I$(CUDA_HOME)/include $(FK_LDFLAGS) \
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
-# The shim's pure functions: Python frames (line tables, the merge, names)
+# The shim's pure functions: Python frames (line tables, the merge, names),
 # the sampled-address set, the writer's stack memo and the event ring.
 CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo \
 		 $(BUILD)/tests/test_ring
