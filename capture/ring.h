@@ -20,8 +20,8 @@ struct ring {
 	uint64_t size;         /* a power of two */
 	uint8_t *data;
 	/* The producer's last look at head: the ring is at most this full, so
-	 * head (the consumer's cache line) is read again only when the ring
-	 * looks full, not at every record. */
+	 * head, which the consumer moves, is read again (an acquire load) only
+	 * when the ring looks full, not twice a record. */
 	uint64_t head_seen;
 };
 

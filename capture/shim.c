@@ -165,11 +165,11 @@ static void arm_timer(struct thread_state *ts)
 	long period = 1000000000L / (long)shim_cfg.hz;
 	struct itimerspec its = { { period / 1000000000L, period % 1000000000L },
 				  { period / 1000000000L, period % 1000000000L } };
+	ts->has_timer = true; /* before its first signal, which on_sample checks it for */
 	if (timer_settime(ts->timer, 0, &its, NULL) != 0) {
+		ts->has_timer = false;
 		timer_delete(ts->timer);
-		return;
 	}
-	ts->has_timer = true;
 }
 
 /* The calling thread starts being sampled and traced. */
@@ -383,6 +383,11 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 	(void)sig;
 	int saved_errno = errno;
 	struct thread_state *ts = shim_thread;
+	/* A signal its deleted timer left queued: the thread's time from here
+	 * on is charged from its CPU clock (charge_unsampled), which may be
+	 * pushing to this ring right now, so nothing is pushed. */
+	if (ts && !atomic_load_explicit(&ts->has_timer, memory_order_relaxed))
+		ts = NULL;
 	if (ts && si->si_code == SI_TIMER && !win_recording()) {
 		/* Outside the capture windows: the time counts as seen, so no
 		 * "[unsampled]" charge claims it later, and no stack from

@@ -1,6 +1,7 @@
 /* test_stackmemo.c - the writer's memo of native stacks
  * (capture/stackmemo.c): a stack put is found again, in full only; a
- * different stack in the same slot is a miss, then takes the slot over;
+ * different stack in the same slot, its own prefix too, is a miss, then
+ * takes the slot over;
  * stacks with a Python record, empty ones and ones deeper than the memo
  * holds are never kept; a clear forgets everything.
  */
@@ -63,6 +64,30 @@ static void test_same_slot_other_stack(void **state)
 	stack_memo_free(&m);
 }
 
+/* A stack and its own prefix landing in one slot: the prefix is not the
+ * stack (a memo that compared only the frames both have would say it is). */
+static void test_prefix_is_another_stack(void **state)
+{
+	(void)state;
+	struct stack_memo m = { 0 };
+	uint64_t ips[6];
+	uint32_t whole = 0, prefix = STACK_MEMO_SLOTS;
+	uint64_t seed = 0;
+	for (; seed < 1000000; seed++) {
+		fill(ips, 6, seed);
+		stack_memo_get(&m, ips, 6, &whole);
+		stack_memo_get(&m, ips, 5, &prefix);
+		if (whole == prefix)
+			break;
+	}
+	assert_int_equal(whole, prefix);
+	stack_memo_put(&m, whole, ips, 6, 9);
+	uint32_t slot;
+	assert_int_equal(stack_memo_get(&m, ips, 6, &slot), 9);
+	assert_int_equal(stack_memo_get(&m, ips, 5, &slot), 0);
+	stack_memo_free(&m);
+}
+
 static void test_never_kept(void **state)
 {
 	(void)state;
@@ -118,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_then_get),
 		cmocka_unit_test(test_same_slot_other_stack),
+		cmocka_unit_test(test_prefix_is_another_stack),
 		cmocka_unit_test(test_never_kept),
 		cmocka_unit_test(test_clear_forgets),
 	};
