@@ -131,18 +131,12 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 # the sampled-address set, the writer's stack memo and the event ring.
 CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo \
 		 $(BUILD)/tests/test_ring
-$(BUILD)/tests/test_pystack: tests/unit/capture/test_pystack.c capture/pystack.c
+# Each is its test program and the one file it tests (ring.h: a header).
+$(BUILD)/tests/test_ring: capture/ring.h
+$(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c
+$(CAPTURE_TESTS): $(BUILD)/tests/test_%: tests/unit/capture/test_%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
-$(BUILD)/tests/test_sampleset: tests/unit/capture/test_sampleset.c capture/sampleset.c
-	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
-$(BUILD)/tests/test_ring: tests/unit/capture/test_ring.c capture/ring.h
-	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $< -lcmocka -o $@
-$(BUILD)/tests/test_stackmemo: tests/unit/capture/test_stackmemo.c capture/stackmemo.c
-	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $^ -lcmocka -o $@
+	$(CC) $(filter-out -MMD -MP,$(FK_CFLAGS)) -Wno-missing-prototypes $(FK_LDFLAGS) $(filter %.c,$^) -lcmocka -o $@
 
 # deps first, then the build (which may run in parallel).
 test: deps

@@ -20,11 +20,8 @@ uint32_t stack_memo_get(struct stack_memo *m, const uint64_t *ips, uint32_t n, u
 		return 0;
 	*slot = (uint32_t)((h ^ (h >> 32)) & (STACK_MEMO_SLOTS - 1));
 	const struct stack_memo_slot *s = m->slots ? &m->slots[*slot] : NULL;
-	if (s && s->node && s->n == n && memcmp(s->ips, ips, n * sizeof *ips) == 0) {
-		m->hits++;
+	if (s && s->node && s->n == n && memcmp(s->ips, ips, n * sizeof *ips) == 0)
 		return s->node;
-	}
-	m->misses++;
 	return 0;
 }
 
@@ -45,7 +42,6 @@ void stack_memo_clear(struct stack_memo *m)
 {
 	if (m->slots)
 		memset(m->slots, 0, STACK_MEMO_SLOTS * sizeof *m->slots);
-	m->hits = m->misses = 0;
 }
 
 void stack_memo_free(struct stack_memo *m)

@@ -29,7 +29,6 @@ struct stack_memo_slot {
 
 struct stack_memo {
 	struct stack_memo_slot *slots;
-	uint64_t hits, misses; /* for tests and tuning */
 };
 
 /* The node remembered for ips[0..n), or 0. *slot is where a put of them
