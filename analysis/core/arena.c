@@ -24,9 +24,10 @@ void *fk_arena_alloc(struct fk_arena *a, size_t n)
 		/* Big requests get a chunk of their own so the current one is kept. */
 		bool own = n > chunk / 4;
 		size_t size = own ? n : chunk;
-		struct fk_arena_chunk *c = malloc(sizeof *c + size);
+		struct fk_arena_chunk *c = malloc(sizeof *c + size + FK_ARENA_SLACK);
 		if (!c)
 			return NULL;
+		memset(c->data + size, 0, FK_ARENA_SLACK);
 		c->next = a->chunks;
 		a->chunks = c;
 		if (own) {

@@ -2,11 +2,18 @@
  *
  * Owns: every byte handed out until fk_arena_free(). Pointers stay valid for
  * the arena's life (chunks never move). Not thread-safe.
+ *
+ * Every chunk ends in FK_ARENA_SLACK zero bytes, so a fixed-size read of up
+ * to that many bytes from anything handed out stays in the chunk: compares
+ * of short names can load whole vectors and mask, without a branch on the
+ * name's length.
  */
 #ifndef FK_ARENA_H
 #define FK_ARENA_H
 
 #include <stddef.h>
+
+#define FK_ARENA_SLACK 64
 
 struct fk_arena_chunk;
 

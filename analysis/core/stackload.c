@@ -149,7 +149,7 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	}
 	if (stopped(c))
 		return false;
-	uint64_t h = fk_strtab_hash(sl.stack, sl.stack_len);
+	uint64_t h = fk_strtab_hash_long(sl.stack, sl.stack_len);
 	fk_stackset_prefetch_slot(&c->stacks->set, h);
 	c->pending[c->npending] = (struct fk_stacks_pending){
 		.stack = sl.stack, .len = sl.stack_len, .hash = h,

@@ -48,7 +48,7 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 	if (!totals_after(s, add, &total, &total_before))
 		return FK_STACKS_OVERFLOW;
 	bool added;
-	uint32_t id = fk_stackset_intern(&s->set, stack, len, fk_strtab_hash(stack, len), &added);
+	uint32_t id = fk_stackset_intern(&s->set, stack, len, fk_strtab_hash_long(stack, len), &added);
 	enum fk_stacks_status st = add_at(s, id, added, add, total, total_before);
 	if (st == FK_STACKS_OK && id_out)
 		*id_out = id;
@@ -69,8 +69,10 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 		const struct fk_stack_entry *e = fk_stackset_get(&s->set, p[i].id);
 		for (uint32_t off = 0; off < e->nframes && off < 256; off += 16)
 			__builtin_prefetch(e->frames + off);
-		if (p[i].id < s->cap)
+		if (p[i].id < s->cap) { /* its first and last bytes: it may span two lines */
 			__builtin_prefetch(&s->sums[p[i].id]);
+			__builtin_prefetch((const char *)&s->sums[p[i].id + 1] - 1);
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct fk_stack_sums one = {

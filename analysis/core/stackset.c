@@ -41,20 +41,74 @@ static inline bool same_name(const char *text, const char *end, const char *name
 #endif
 }
 
-/* Whether e's frames, joined by ';', are text[0..len). */
+/* Sixteen bytes at a time through the compilers' vector extension (SSE2
+ * on x86-64, NEON on arm64). */
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+
+static inline bytes16 load16(const void *p)
+{
+	bytes16 v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* FAST_NAME bytes of 0xFF, then as many zeros: from FAST_NAME - n on, the
+ * mask of a name of n bytes. */
+#define FAST_NAME 64
+static const uint8_t name_mask[2 * FAST_NAME] = { [0 ... FAST_NAME - 1] = 0xFF };
+
+/* The bytes where text[0..n) and name[0..n) differ (n <= FAST_NAME), with
+ * no branch on n: both sides are read FAST_NAME bytes long (the names'
+ * arena has that much slack) and the bytes past n are masked out. */
+static inline bytes16 name_diff(const char *text, const char *name, size_t n)
+{
+	const uint8_t *m = name_mask + FAST_NAME - n;
+	bytes16 d = (load16(text) ^ load16(name)) & load16(m);
+	d |= (load16(text + 16) ^ load16(name + 16)) & load16(m + 16);
+	d |= (load16(text + 32) ^ load16(name + 32)) & load16(m + 32);
+	d |= (load16(text + 48) ^ load16(name + 48)) & load16(m + 48);
+	return d;
+}
+
+static inline bool all_zero(bytes16 v)
+{
+	uint64_t w[2];
+	memcpy(w, &v, sizeof w);
+	return (w[0] | w[1]) == 0;
+}
+
+/* Whether e's frames, joined by ';', are text[0..len). Names are not
+ * compared one by one as they come: the differences of the names and of
+ * their separators are gathered and looked at once, since a line whose
+ * hash matched almost always is the stack, and a branch per name costs a
+ * misprediction per name. The last FAST_NAME bytes of the text, which a
+ * whole-vector read would pass, and longer names go the careful way. */
 static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *e,
 		      const char *text, size_t len)
 {
 	if (e->text_len != len)
 		return false;
-	/* The names' addresses do not depend on each other: ask for them all
-	 * first, so their cache misses overlap instead of coming one a frame. */
-	for (uint32_t i = 0; i < e->nframes; i++)
-		__builtin_prefetch(fk_strtab_get(&t->frames, e->frames[i])->p);
-	const char *p = text;
-	for (uint32_t i = 0; i < e->nframes; i++) {
+	for (uint32_t k = 0; k < e->nframes; k++)
+		__builtin_prefetch(fk_strtab_get(&t->frames, e->frames[k])->p);
+	const char *p = text, *end = text + len;
+	bytes16 diff = { 0 };
+	uint8_t sep = 0;
+	uint32_t i = 0;
+	for (; i < e->nframes; i++) {
 		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
-		if (!same_name(p, text + len, f->p, f->len))
+		/* Past the name there is a ';' and more: the last name ends the
+		 * text, so it never takes this path. */
+		if (f->len > FAST_NAME || (size_t)(end - p) <= FAST_NAME)
+			break;
+		diff |= name_diff(p, f->p, f->len);
+		p += f->len;
+		sep |= (uint8_t)(*p++ ^ ';');
+	}
+	if (!all_zero(diff) || sep)
+		return false;
+	for (; i < e->nframes; i++) {
+		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
+		if (!same_name(p, end, f->p, f->len))
 			return false;
 		p += f->len;
 		/* The lengths add up to len, so only the separators are left. */

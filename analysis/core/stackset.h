@@ -30,7 +30,7 @@ struct fk_stack_entry {
 	const uint32_t *frames; /* root first, ids into the set's frames */
 	uint32_t nframes;       /* at least 1 */
 	uint32_t text_len;      /* bytes of the text: names and the ';'s */
-	uint64_t hash;          /* fk_strtab_hash of the text */
+	uint64_t hash;          /* fk_strtab_hash(_long) of the text */
 };
 
 struct fk_stackset {

@@ -149,6 +149,51 @@ static void test_same_hash_told_apart(void **state)
 	fk_stackset_free(&t);
 }
 
+/* Long texts, whose names are compared a vector at a time and masked to
+ * their lengths (0, 1, 15, 16, 17, 63 and 64 bytes; 65 and 100 take the
+ * careful way): every text that differs from the first in one byte, a
+ * name's byte or a separator, turned into another byte or into a ';', is
+ * its own stack, though all share one hash. */
+static void test_same_hash_long_texts_told_apart(void **state)
+{
+	(void)state;
+	static const size_t name_lens[] = { 0, 1, 15, 16, 17, 63, 64, 65, 100, 64, 3 };
+	char base[512];
+	size_t len = 0;
+	for (size_t i = 0; i < sizeof name_lens / sizeof name_lens[0]; i++) {
+		if (i)
+			base[len++] = ';';
+		for (size_t k = 0; k < name_lens[i]; k++)
+			base[len++] = (char)('a' + (i + k) % 26);
+	}
+	/* A tail long enough that every name above is followed by FAST_NAME
+	 * bytes of text, then a few that are not. */
+	for (int k = 0; k < 80; k++)
+		base[len++] = k % 10 == 9 ? ';' : (char)('0' + k % 10);
+	assert_true(len < sizeof base);
+	struct fk_stackset t = { 0 };
+	bool added;
+	assert_int_equal(fk_stackset_intern(&t, base, len, 42, &added), 0);
+	char *texts = malloc(2 * len * len);
+	assert_non_null(texts);
+	uint32_t n = 0;
+	for (size_t pos = 0; pos < len; pos++)
+		for (int kind = 0; kind < 2; kind++) {
+			char *v = texts + (size_t)n * len;
+			memcpy(v, base, len);
+			v[pos] = kind ? (base[pos] == ';' ? '_' : ';') : (base[pos] == 'x' ? 'y' : 'x');
+			uint32_t id = fk_stackset_intern(&t, v, len, 42, &added);
+			assert_true(added);
+			assert_int_equal(id, ++n);
+		}
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(fk_stackset_find(&t, texts + (size_t)i * len, len, 42), i + 1);
+	assert_int_equal(fk_stackset_find(&t, base, len, 42), 0);
+	assert_text(&t, 0, base, len);
+	free(texts);
+	fk_stackset_free(&t);
+}
+
 static void fill(struct fk_stackset *t, unsigned from, unsigned to, unsigned step)
 {
 	char buf[96];
@@ -261,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_texts_round_trip),
 		cmocka_unit_test(test_split_reuses_only_whole_frames),
 		cmocka_unit_test(test_same_hash_told_apart),
+		cmocka_unit_test(test_same_hash_long_texts_told_apart),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_take_keeps_sequences_and_names),
 		cmocka_unit_test(test_take_out_of_memory),
