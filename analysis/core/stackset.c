@@ -194,31 +194,45 @@ static bool starts_with_frame(const struct fk_stackset *t, uint32_t f, const cha
  * memory). New stacks come in runs that share their outer frames, so the
  * ids the last split left there are taken as they are while their names
  * match, without hashing a name. Each is checked against the text, so ids
- * a merge wrote over them since cost a miss, never a wrong frame. */
+ * a merge wrote over them since cost a miss, never a wrong frame. The
+ * other names are all found and hashed first and their slots fetched, so
+ * the lookups' cache misses overlap instead of coming one a name. */
 static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 {
 	uint32_t n = 0, reusable = t->scratch_split;
 	const char *p = text, *end = text + len;
 	t->scratch_split = 0;
-	for (;;) {
-		uint32_t f;
-		if (n < reusable && starts_with_frame(t, t->scratch[n], p, end)) {
-			f = t->scratch[n];
-		} else {
-			reusable = 0;
-			const char *semi = memchr(p, ';', (size_t)(end - p));
-			f = fk_strtab_intern(&t->frames, p, (size_t)((semi ? semi : end) - p), NULL);
-			if (f == FK_STRTAB_NONE || !FK_GROW(t->scratch, t->scratch_cap, (size_t)n + 1, 64))
-				return 0;
-		}
-		t->scratch[n++] = f;
-		p += fk_strtab_get(&t->frames, f)->len;
+	for (; n < reusable && starts_with_frame(t, t->scratch[n], p, end); n++) {
+		p += fk_strtab_get(&t->frames, t->scratch[n])->len;
 		if (p == end) {
-			t->scratch_split = n;
-			return n;
+			t->scratch_split = n + 1;
+			return n + 1;
 		}
 		p++; /* the ';' */
 	}
+	uint32_t first = n;
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		size_t name_len = (size_t)((semi ? semi : end) - p);
+		if (!FK_GROW(t->names, t->names_cap, (size_t)n + 1, 64))
+			return 0;
+		uint64_t h = fk_strtab_hash(p, name_len);
+		fk_strtab_prefetch_slot(&t->frames, h);
+		t->names[n++] = (struct fk_str){ .p = p, .len = (uint32_t)name_len, .hash = h };
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	if (!FK_GROW(t->scratch, t->scratch_cap, n, 64))
+		return 0;
+	for (uint32_t i = first; i < n; i++) {
+		const struct fk_str *name = &t->names[i];
+		t->scratch[i] = fk_strtab_intern_hashed(&t->frames, name->p, name->len, name->hash, NULL);
+		if (t->scratch[i] == FK_STRTAB_NONE)
+			return 0;
+	}
+	t->scratch_split = n;
+	return n;
 }
 
 uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len, uint64_t hash,
@@ -365,11 +379,13 @@ void fk_stackset_free(struct fk_stackset *t)
 	free(t->stacks);
 	fk_hashindex_free(&t->index);
 	free(t->scratch);
+	free(t->names);
 	*t = (struct fk_stackset){ 0 };
 }
 
 size_t fk_stackset_memory(const struct fk_stackset *t)
 {
 	return fk_strtab_memory(&t->frames) + t->seqs.bytes + t->cap * sizeof *t->stacks +
-	       fk_hashindex_memory(&t->index) + t->scratch_cap * sizeof *t->scratch;
+	       fk_hashindex_memory(&t->index) + t->scratch_cap * sizeof *t->scratch +
+	       t->names_cap * sizeof *t->names;
 }

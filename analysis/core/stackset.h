@@ -43,6 +43,8 @@ struct fk_stackset {
 	uint32_t *scratch;         /* one stack's frame ids while it is split */
 	size_t scratch_cap;
 	uint32_t scratch_split;    /* how many ids there the last split left */
+	struct fk_str *names;      /* one stack's names while it is split */
+	size_t names_cap;
 };
 
 /* Id of the stack text[0..len) whose fk_strtab_hash is hash, added when new

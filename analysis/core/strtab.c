@@ -18,6 +18,27 @@ static bool rebuild_index(struct fk_strtab *t)
 				    offsetof(struct fk_str, hash));
 }
 
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof w);
+	return w;
+}
+
+/* Whether a[0..n) is b[0..n), inline: a candidate whose full hash matched
+ * almost always is the string, and names are short, where a call to
+ * memcmp costs more than the compare. The last word overlaps the one
+ * before it, so no byte past n is read. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	if (n < 8)
+		return memcmp(a, b, n) == 0;
+	for (size_t k = 0; k + 8 < n; k += 8)
+		if (load8(a + k) != load8(b + k))
+			return false;
+	return load8(a + n - 8) == load8(b + n - 8);
+}
+
 /* The id of p[0..len) (hash h) or FK_STRTAB_NONE; *slot is then the empty
  * slot where it would go. */
 static uint32_t lookup(const struct fk_strtab *t, const char *p, size_t len, uint64_t h,
@@ -26,7 +47,7 @@ static uint32_t lookup(const struct fk_strtab *t, const char *p, size_t len, uin
 	*slot = fk_hashindex_home(&t->index, h);
 	for (uint32_t id; (id = fk_hashindex_next(&t->index, h, slot)) != FK_HASHINDEX_END;) {
 		const struct fk_str *s = &t->strs[id];
-		if (s->hash == h && s->len == len && memcmp(s->p, p, len) == 0)
+		if (s->hash == h && s->len == len && same_bytes(s->p, p, len))
 			return id;
 	}
 	return FK_STRTAB_NONE;
