@@ -15,6 +15,8 @@
 
 #define BLOCK ((size_t)1 << 20)
 #define NBLOCKS 4
+/* How many lines ahead the entries they read are fetched. */
+#define AHEAD 16
 /* Below this many stacks the output is small: written as it is made. */
 #define THREADED_MIN_STACKS 16384
 
@@ -130,6 +132,26 @@ static int blocks_close(struct blocks *b)
 	return err;
 }
 
+/* What a line needs past its stack's text: the names' slack, two
+ * numbers with their spaces, the newline. */
+#define LINE_EXTRA (FK_STACKSET_TEXT_SLACK + 2 * (1 + FK_NUM_TEXT_MAX) + 1)
+
+/* Stack id's line at p, which has room for its text and LINE_EXTRA; its
+ * length. */
+static size_t put_line(char *p, const struct fk_stacks *s, uint32_t id,
+		       const struct fk_stack_sums *v)
+{
+	char *q = p + fk_stackset_put_text(&s->set, id, p);
+	if (s->any_diff) {
+		*q++ = ' ';
+		q += fk_num_format(v->before, q);
+	}
+	*q++ = ' ';
+	q += fk_num_format(v->value, q);
+	*q++ = '\n';
+	return (size_t)(q - p);
+}
+
 int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded_opts *o,
 		    uint64_t *written)
 {
@@ -140,11 +162,26 @@ int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded
 	flockfile(out);
 	blocks_open(&b, out, o->count);
 	for (uint32_t i = 0; i < o->count; i++) {
+		/* The order is the text's, not the ids': fetch ahead what a
+		 * later line reads (its entry, then its frames and sums). */
+		if (i + AHEAD < o->count)
+			__builtin_prefetch(fk_stackset_get(&s->set, o->order[i + AHEAD]));
+		if (i + AHEAD / 2 < o->count) {
+			uint32_t later = o->order[i + AHEAD / 2];
+			__builtin_prefetch(fk_stackset_get(&s->set, later)->frames);
+			__builtin_prefetch(&s->sums[later]);
+		}
 		uint32_t id = o->order[i];
 		const struct fk_stack_sums *v = &s->sums[id];
 		if (fk_num_cmp(v->value, o->min) < 0)
 			continue;
 		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
+		if (b.mem && BLOCK - b.used >= e->text_len + LINE_EXTRA) {
+			/* A block is handed over only once full: never here. */
+			b.used += put_line(block_at(&b, b.filled) + b.used, s, id, v);
+			n++;
+			continue;
+		}
 		for (uint32_t f = 0; f < e->nframes; f++) {
 			const struct fk_str *name = fk_stackset_frame(&s->set, e->frames[f]);
 			if (f)

@@ -304,6 +304,9 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 		return false;
 	bool ok = true;
 	for (uint32_t i = 0; i < from->count && ok; i++) {
+		/* Stacks come in from's order, slots are anywhere: fetch ahead. */
+		if (i + 16 < from->count)
+			fk_hashindex_prefetch(&t->index, from->stacks[i + 16].hash);
 		const struct fk_stack_entry *e = &from->stacks[i];
 		uint32_t *frames = (uint32_t *)e->frames;
 		if (!take) {
@@ -370,6 +373,23 @@ size_t fk_stackset_text(const struct fk_stackset *t, uint32_t id, char *buf)
 	}
 	*p = '\0';
 	return (size_t)(p - buf);
+}
+
+size_t fk_stackset_put_text(const struct fk_stackset *t, uint32_t id, char *buf)
+{
+	const struct fk_stack_entry *e = &t->stacks[id];
+	char *p = buf;
+	for (uint32_t i = 0; i < e->nframes; i++) {
+		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
+		/* A fixed size: no branch on the length (the arena has slack). */
+		if (f->len <= FAST_NAME)
+			memcpy(p, f->p, FAST_NAME);
+		else
+			memcpy(p, f->p, f->len);
+		p += f->len;
+		*p++ = ';';
+	}
+	return (size_t)(p - 1 - buf);
 }
 
 void fk_stackset_free(struct fk_stackset *t)

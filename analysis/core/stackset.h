@@ -84,6 +84,11 @@ static inline const struct fk_str *fk_stackset_frame(const struct fk_stackset *t
 /* Writes stack id's text to buf (room for text_len + 1 bytes: it ends in a
  * NUL) and returns its length. */
 size_t fk_stackset_text(const struct fk_stackset *t, uint32_t id, char *buf);
+/* The same without the NUL, for output made in bulk: buf has room for
+ * text_len + FK_STACKSET_TEXT_SLACK bytes, which short names are copied in
+ * whole vectors into (the bytes past the text are left undefined). */
+#define FK_STACKSET_TEXT_SLACK FK_ARENA_SLACK
+size_t fk_stackset_put_text(const struct fk_stackset *t, uint32_t id, char *buf);
 
 void fk_stackset_free(struct fk_stackset *t);
 /* Bytes held, for memory reports. */

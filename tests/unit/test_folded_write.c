@@ -21,16 +21,18 @@ static struct fk_num num(uint64_t v)
 	return (struct fk_num){ .mant = v, .scale = 0 };
 }
 
-/* n distinct stacks of long names (about 230 bytes a line), stack i with
- * value i + 1 (and i + 2 before, when diff). */
+/* n distinct stacks of long names (about 230 to 310 bytes a line; a name
+ * past 64 bytes, or an empty one, last), stack i with value i + 1 (and
+ * i + 2 before, when diff). */
 static void build(struct fk_stacks *s, uint32_t n, bool diff)
 {
 	char line[512];
 	for (uint32_t i = 0; i < n; i++) {
 		int len = snprintf(line, sizeof line,
 				   "root_frame_with_a_long_name_%u;middle/module/file.py(%u):function_%u;"
-				   "torch/nn/modules/very_long_module_name.py(1234):_call_impl;leaf_%u",
-				   i % 7, i % 113, i % 50, i);
+				   "torch/nn/modules/very_long_module_name.py(1234):_call_impl;leaf_%u;%s",
+				   i % 7, i % 113, i % 50, i,
+				   i % 3 ? "" : "a_name_longer_than_sixty_four_bytes_copied_by_its_length_not_in_vectors");
 		assert_int_equal(fk_stacks_add(s, line, (size_t)len, num(i + 2), num(i + 1),
 					       diff ? 2 : 1, NULL),
 				 FK_STACKS_OK);
