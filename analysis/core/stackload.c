@@ -151,10 +151,15 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 		return false;
 	uint64_t h = fk_strtab_hash_long(sl.stack, sl.stack_len);
 	fk_stackset_prefetch_slot(&c->stacks->set, h);
-	c->pending[c->npending] = (struct fk_stacks_pending){
-		.stack = sl.stack, .len = sl.stack_len, .hash = h,
-		.before = sl.before, .value = sl.value, .nvalues = sl.nvalues,
-	};
+	/* Field by field: a compound literal would clear the whole entry
+	 * first (a rep stos per line). */
+	struct fk_stacks_pending *p = &c->pending[c->npending];
+	p->stack = sl.stack;
+	p->len = sl.stack_len;
+	p->hash = h;
+	p->before = sl.before;
+	p->value = sl.value;
+	p->nvalues = sl.nvalues;
 	c->pending_line[c->npending++] = lineno;
 	if (!c->batched || c->npending == BATCH)
 		return flush(c);
