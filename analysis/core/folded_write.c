@@ -22,7 +22,11 @@
 
 struct blocks {
 	FILE *out;
-	char *mem;              /* NBLOCKS blocks of BLOCK bytes; NULL: none */
+	/* NBLOCKS blocks of BLOCK bytes, each its own allocation (so a line
+	 * written past its block's end is a heap overflow that ASan reports,
+	 * not a quiet write into the block the other thread writes out);
+	 * mem[0] NULL: none. */
+	char *mem[NBLOCKS];
 	size_t used;            /* bytes in the block being filled */
 	bool threaded;
 	/* Shared with the writing thread, under lock. */
@@ -37,7 +41,7 @@ struct blocks {
 
 static char *block_at(const struct blocks *b, unsigned n)
 {
-	return b->mem + (size_t)(n % NBLOCKS) * BLOCK;
+	return b->mem[n % NBLOCKS];
 }
 
 static void *write_blocks(void *arg)
@@ -69,7 +73,7 @@ static void *write_blocks(void *arg)
 static void hand_over(struct blocks *b)
 {
 	if (!b->threaded) {
-		fwrite_unlocked(b->mem, 1, b->used, b->out);
+		fwrite_unlocked(block_at(b, b->filled), 1, b->used, b->out);
 		b->used = 0;
 		return;
 	}
@@ -85,7 +89,7 @@ static void hand_over(struct blocks *b)
 
 static void emit(struct blocks *b, const char *p, size_t n)
 {
-	if (!b->mem) { /* a small output: through stdio's buffer */
+	if (!b->mem[0]) { /* a small output: through stdio's buffer */
 		fwrite_unlocked(p, 1, n, b->out);
 		return;
 	}
@@ -101,8 +105,15 @@ static void emit(struct blocks *b, const char *p, size_t n)
 static void blocks_open(struct blocks *b, FILE *out, uint32_t count)
 {
 	*b = (struct blocks){ .out = out };
-	if (count < THREADED_MIN_STACKS || !(b->mem = malloc(NBLOCKS * BLOCK)))
+	if (count < THREADED_MIN_STACKS)
 		return;
+	for (unsigned i = 0; i < NBLOCKS; i++)
+		if (!(b->mem[i] = malloc(BLOCK))) {
+			for (unsigned k = 0; k <= i; k++)
+				free(b->mem[k]);
+			b->mem[0] = NULL;
+			return;
+		}
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->changed, NULL);
 	b->threaded = pthread_create(&b->thread, NULL, write_blocks, b) == 0;
@@ -116,7 +127,7 @@ static void blocks_open(struct blocks *b, FILE *out, uint32_t count)
 static int blocks_close(struct blocks *b)
 {
 	int err = 0;
-	if (b->mem && b->used)
+	if (b->mem[0] && b->used)
 		hand_over(b);
 	if (b->threaded) {
 		pthread_mutex_lock(&b->lock);
@@ -128,7 +139,8 @@ static int blocks_close(struct blocks *b)
 		pthread_mutex_destroy(&b->lock);
 		pthread_cond_destroy(&b->changed);
 	}
-	free(b->mem);
+	for (unsigned i = 0; i < NBLOCKS; i++)
+		free(b->mem[i]);
 	return err;
 }
 
@@ -176,7 +188,7 @@ int fk_folded_write(FILE *out, const struct fk_stacks *s, const struct fk_folded
 		if (fk_num_cmp(v->value, o->min) < 0)
 			continue;
 		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
-		if (b.mem && BLOCK - b.used >= e->text_len + LINE_EXTRA) {
+		if (b.mem[0] && BLOCK - b.used >= (size_t)e->text_len + LINE_EXTRA) {
 			/* A block is handed over only once full: never here. */
 			b.used += put_line(block_at(&b, b.filled) + b.used, s, id, v);
 			n++;

@@ -81,8 +81,9 @@ static inline bool all_zero(bytes16 v)
  * compared one by one as they come: the differences of the names and of
  * their separators are gathered and looked at once, since a line whose
  * hash matched almost always is the stack, and a branch per name costs a
- * misprediction per name. The last FAST_NAME bytes of the text, which a
- * whole-vector read would pass, and longer names go the careful way. */
+ * misprediction per name. From the first name longer than FAST_NAME, or
+ * the first within FAST_NAME bytes of the text's end (a whole-vector read
+ * would pass it), the rest go the careful way. */
 static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *e,
 		      const char *text, size_t len)
 {

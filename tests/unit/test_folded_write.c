@@ -21,7 +21,7 @@ static struct fk_num num(uint64_t v)
 	return (struct fk_num){ .mant = v, .scale = 0 };
 }
 
-/* n distinct stacks of long names (about 230 to 310 bytes a line; a name
+/* n distinct stacks of long names (about 140 to 210 bytes a line; a name
  * past 64 bytes, or an empty one, last), stack i with value i + 1 (and
  * i + 2 before, when diff). */
 static void build(struct fk_stacks *s, uint32_t n, bool diff)

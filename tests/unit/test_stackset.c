@@ -149,11 +149,48 @@ static void test_same_hash_told_apart(void **state)
 	fk_stackset_free(&t);
 }
 
+/* Every text that differs from base[0..len) in one byte, a name's byte or
+ * a separator, turned into another byte or into a ';', is its own stack,
+ * though all share one hash. Each text is an allocation of its own length,
+ * so a read past a text's end is a heap overflow (reported under ASan). */
+static void assert_one_byte_changes_told_apart(const char *base_text, size_t len)
+{
+	struct fk_stackset t = { 0 };
+	bool added;
+	char *base = malloc(len);
+	char **texts = malloc(2 * len * sizeof *texts);
+	assert_non_null(base);
+	assert_non_null(texts);
+	memcpy(base, base_text, len);
+	assert_int_equal(fk_stackset_intern(&t, base, len, 42, &added), 0);
+	uint32_t n = 0;
+	for (size_t pos = 0; pos < len; pos++)
+		for (int kind = 0; kind < 2; kind++) {
+			char *v = malloc(len);
+			assert_non_null(v);
+			memcpy(v, base, len);
+			v[pos] = kind ? (base[pos] == ';' ? '_' : ';') : (base[pos] == 'x' ? 'y' : 'x');
+			texts[n] = v;
+			uint32_t id = fk_stackset_intern(&t, v, len, 42, &added);
+			assert_true(added);
+			assert_int_equal(id, ++n);
+		}
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(fk_stackset_find(&t, texts[i], len, 42), i + 1);
+	assert_int_equal(fk_stackset_find(&t, base, len, 42), 0);
+	assert_text(&t, 0, base, len);
+	for (uint32_t i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(base);
+	fk_stackset_free(&t);
+}
+
 /* Long texts, whose names are compared a vector at a time and masked to
  * their lengths (0, 1, 15, 16, 17, 63 and 64 bytes; 65 and 100 take the
- * careful way): every text that differs from the first in one byte, a
- * name's byte or a separator, turned into another byte or into a ';', is
- * its own stack, though all share one hash. */
+ * careful way); and a text that ends in a name of 64 bytes, which must
+ * take the careful way too (a whole-vector read and its separator would
+ * pass the text's end). */
 static void test_same_hash_long_texts_told_apart(void **state)
 {
 	(void)state;
@@ -171,27 +208,15 @@ static void test_same_hash_long_texts_told_apart(void **state)
 	for (int k = 0; k < 80; k++)
 		base[len++] = k % 10 == 9 ? ';' : (char)('0' + k % 10);
 	assert_true(len < sizeof base);
-	struct fk_stackset t = { 0 };
-	bool added;
-	assert_int_equal(fk_stackset_intern(&t, base, len, 42, &added), 0);
-	char *texts = malloc(2 * len * len);
-	assert_non_null(texts);
-	uint32_t n = 0;
-	for (size_t pos = 0; pos < len; pos++)
-		for (int kind = 0; kind < 2; kind++) {
-			char *v = texts + (size_t)n * len;
-			memcpy(v, base, len);
-			v[pos] = kind ? (base[pos] == ';' ? '_' : ';') : (base[pos] == 'x' ? 'y' : 'x');
-			uint32_t id = fk_stackset_intern(&t, v, len, 42, &added);
-			assert_true(added);
-			assert_int_equal(id, ++n);
-		}
-	for (uint32_t i = 0; i < n; i++)
-		assert_int_equal(fk_stackset_find(&t, texts + (size_t)i * len, len, 42), i + 1);
-	assert_int_equal(fk_stackset_find(&t, base, len, 42), 0);
-	assert_text(&t, 0, base, len);
-	free(texts);
-	fk_stackset_free(&t);
+	assert_one_byte_changes_told_apart(base, len);
+
+	len = 0;
+	for (int k = 0; k < 10; k++)
+		base[len++] = (char)('a' + k);
+	base[len++] = ';';
+	for (int k = 0; k < 64; k++)
+		base[len++] = (char)('A' + k % 26);
+	assert_one_byte_changes_told_apart(base, len);
 }
 
 static void fill(struct fk_stackset *t, unsigned from, unsigned to, unsigned step)
