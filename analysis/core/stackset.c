@@ -89,6 +89,8 @@ static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *
 {
 	if (e->text_len != len)
 		return false;
+	/* The names' addresses do not depend on each other: ask for them all
+	 * first, so their cache misses overlap instead of coming one a frame. */
 	for (uint32_t k = 0; k < e->nframes; k++)
 		__builtin_prefetch(fk_strtab_get(&t->frames, e->frames[k])->p);
 	const char *p = text, *end = text + len;
