@@ -117,6 +117,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 	$(CC) $(FK_CFLAGS) -Wno-missing-prototypes $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -lpng -lcmocka -o $@
 # test_stackset makes the library's reallocs fail (its out-of-memory paths).
 $(BUILD)/tests/test_stackset: FK_LDFLAGS += -Wl,--wrap=realloc
+# test_folded_write makes an output block's malloc fail.
+$(BUILD)/tests/test_folded_write: FK_LDFLAGS += -Wl,--wrap=malloc
 
 # The CUDA side's record layer, against real libcupti (no GPU needed).
 ifneq ($(HAVE_CUPTI),)

@@ -109,9 +109,10 @@ static void blocks_open(struct blocks *b, FILE *out, uint32_t count)
 		return;
 	for (unsigned i = 0; i < NBLOCKS; i++)
 		if (!(b->mem[i] = malloc(BLOCK))) {
-			for (unsigned k = 0; k <= i; k++)
+			for (unsigned k = 0; k < i; k++) {
 				free(b->mem[k]);
-			b->mem[0] = NULL;
+				b->mem[k] = NULL;
+			}
 			return;
 		}
 	pthread_mutex_init(&b->lock, NULL);

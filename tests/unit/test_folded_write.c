@@ -16,6 +16,20 @@
 
 #include "analysis/core/folded_write.h"
 
+/* Linked with --wrap=malloc (Makefile): while armed, the allocation of
+ * output block number fail_block (1 MiB each, counted from 1) fails. A
+ * build where the wrap does not reach the library makes no wrapped call,
+ * and the test that needs it is skipped. */
+static unsigned fail_block, blocks_asked, wrapped_mallocs;
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n)
+{
+	wrapped_mallocs++;
+	if (fail_block && n == (size_t)1 << 20 && ++blocks_asked == fail_block)
+		return NULL;
+	return __real_malloc(n);
+}
+
 static struct fk_num num(uint64_t v)
 {
 	return (struct fk_num){ .mant = v, .scale = 0 };
@@ -117,6 +131,23 @@ static void test_small(void **state)
 	check(100, true, 50);
 }
 
+/* Output blocks that cannot all be had: the output goes through stdio,
+ * the same bytes, and the blocks that were had are freed once. */
+static void test_blocks_out_of_memory(void **state)
+{
+	(void)state;
+	for (unsigned k = 1; k <= 4; k++) {
+		wrapped_mallocs = 0;
+		blocks_asked = 0;
+		fail_block = k;
+		check(40000, false, 0);
+		fail_block = 0;
+		if (wrapped_mallocs == 0)
+			skip();
+		assert_int_equal(blocks_asked, k);
+	}
+}
+
 /* /dev/full takes nothing: ENOSPC, from the writing thread or not. */
 static void test_write_error(void **state)
 {
@@ -151,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_big_diff_and_min),
 		cmocka_unit_test(test_small),
+		cmocka_unit_test(test_blocks_out_of_memory),
 		cmocka_unit_test(test_write_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
