@@ -149,8 +149,8 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	}
 	if (stopped(c))
 		return false;
-	uint64_t h = fk_strtab_hash_long(sl.stack, sl.stack_len);
-	fk_stackset_prefetch_slot(&c->stacks->set, h);
+	struct fk_text_hash h = fk_text_hash(sl.stack, sl.stack_len);
+	fk_stackset_prefetch_slot(&c->stacks->set, h.hash);
 	/* Field by field: a compound literal would clear the whole entry
 	 * first (a rep stos per line). */
 	struct fk_stacks_pending *p = &c->pending[c->npending];

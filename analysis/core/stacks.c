@@ -48,7 +48,7 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 	if (!totals_after(s, add, &total, &total_before))
 		return FK_STACKS_OVERFLOW;
 	bool added;
-	uint32_t id = fk_stackset_intern(&s->set, stack, len, fk_strtab_hash_long(stack, len), &added);
+	uint32_t id = fk_stackset_intern(&s->set, stack, len, fk_text_hash(stack, len), &added);
 	enum fk_stacks_status st = add_at(s, id, added, add, total, total_before);
 	if (st == FK_STACKS_OK && id_out)
 		*id_out = id;
@@ -59,19 +59,13 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 					  size_t n, size_t *done)
 {
 	/* The slots were prefetched when the lines were hashed; now the
-	 * entries, then the frame ids and sums they point to (the names are
-	 * few and stay in cache). */
-	for (size_t i = 0; i < n; i++)
-		p[i].id = fk_stackset_prefetch_entry(&s->set, p[i].hash);
+	 * entries, and the sums of the stacks they guess (a line known by its
+	 * hash needs nothing else). */
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].id == FK_STACKSET_NONE)
-			continue;
-		const struct fk_stack_entry *e = fk_stackset_get(&s->set, p[i].id);
-		for (uint32_t off = 0; off < e->nframes && off < 256; off += 16)
-			__builtin_prefetch(e->frames + off);
-		if (p[i].id < s->cap) { /* its first and last bytes: it may span two lines */
-			__builtin_prefetch(&s->sums[p[i].id]);
-			__builtin_prefetch((const char *)&s->sums[p[i].id + 1] - 1);
+		uint32_t id = fk_stackset_prefetch_entry(&s->set, p[i].hash.hash);
+		if (id < s->cap) { /* its first and last bytes: it may span two lines */
+			__builtin_prefetch(&s->sums[id]);
+			__builtin_prefetch((const char *)&s->sums[id + 1] - 1);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {

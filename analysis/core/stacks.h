@@ -52,7 +52,7 @@ enum fk_stacks_status fk_stacks_add(struct fk_stacks *s, const char *stack, size
 struct fk_stacks_pending {
 	const char *stack;
 	size_t len;
-	uint64_t hash;          /* fk_strtab_hash_long(stack, len) */
+	struct fk_text_hash hash; /* fk_text_hash(stack, len) */
 	struct fk_num before, value;
 	int nvalues;
 	uint32_t id;            /* set by fk_stacks_add_batch */

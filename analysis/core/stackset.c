@@ -14,132 +14,29 @@ static bool rebuild_index(struct fk_stackset *t)
 				    offsetof(struct fk_stack_entry, hash));
 }
 
-static inline uint64_t load8(const char *p)
-{
-	uint64_t w;
-	memcpy(&w, p, sizeof w);
-	return w;
-}
-
-/* Whether text[0..n) is name[0..n): a word at a time, inline, where the
- * text has 8 bytes to spare after it (names are padded in their arena:
- * fk_arena_dup rounds n + 1 up to 8); memcmp near the text's end. A call
- * per frame would cost more than the compare. */
-static inline bool same_name(const char *text, const char *end, const char *name, size_t n)
-{
-	if ((size_t)(end - text) < n + 8)
-		return memcmp(text, name, n) == 0;
-	size_t k = 0;
-	for (; k + 8 <= n; k += 8)
-		if (load8(text + k) != load8(name + k))
-			return false;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t mask = ((uint64_t)1 << ((n - k) * 8)) - 1;
-	return ((load8(text + k) ^ load8(name + k)) & mask) == 0;
-#else
-	return memcmp(text + k, name + k, n - k) == 0;
-#endif
-}
-
-/* Sixteen bytes at a time through the compilers' vector extension (SSE2
- * on x86-64, NEON on arm64). */
-typedef uint8_t bytes16 __attribute__((vector_size(16)));
-
-static inline bytes16 load16(const void *p)
-{
-	bytes16 v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-/* FAST_NAME bytes of 0xFF, then as many zeros: from FAST_NAME - n on, the
- * mask of a name of n bytes. */
-#define FAST_NAME 64
-static const uint8_t name_mask[2 * FAST_NAME] = { [0 ... FAST_NAME - 1] = 0xFF };
-
-/* The bytes where text[0..n) and name[0..n) differ (n <= FAST_NAME), with
- * no branch on n: both sides are read FAST_NAME bytes long (the names'
- * arena has that much slack) and the bytes past n are masked out. */
-static inline bytes16 name_diff(const char *text, const char *name, size_t n)
-{
-	const uint8_t *m = name_mask + FAST_NAME - n;
-	bytes16 d = (load16(text) ^ load16(name)) & load16(m);
-	d |= (load16(text + 16) ^ load16(name + 16)) & load16(m + 16);
-	d |= (load16(text + 32) ^ load16(name + 32)) & load16(m + 32);
-	d |= (load16(text + 48) ^ load16(name + 48)) & load16(m + 48);
-	return d;
-}
-
-static inline bool all_zero(bytes16 v)
-{
-	uint64_t w[2];
-	memcpy(w, &v, sizeof w);
-	return (w[0] | w[1]) == 0;
-}
-
-/* Whether e's frames, joined by ';', are text[0..len). Names are not
- * compared one by one as they come: the differences of the names and of
- * their separators are gathered and looked at once, since a line whose
- * hash matched almost always is the stack, and a branch per name costs a
- * misprediction per name. From the first name longer than FAST_NAME, or
- * the first within FAST_NAME bytes of the text's end (a whole-vector read
- * would pass it), the rest go the careful way. */
-static bool same_text(const struct fk_stackset *t, const struct fk_stack_entry *e,
-		      const char *text, size_t len)
-{
-	if (e->text_len != len)
-		return false;
-	/* The names' addresses do not depend on each other: ask for them all
-	 * first, so their cache misses overlap instead of coming one a frame. */
-	for (uint32_t k = 0; k < e->nframes; k++)
-		__builtin_prefetch(fk_strtab_get(&t->frames, e->frames[k])->p);
-	const char *p = text, *end = text + len;
-	bytes16 diff = { 0 };
-	uint8_t sep = 0;
-	uint32_t i = 0;
-	for (; i < e->nframes; i++) {
-		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
-		/* Past the name there is a ';' and more: the last name ends the
-		 * text, so it never takes this path. */
-		if (f->len > FAST_NAME || (size_t)(end - p) <= FAST_NAME)
-			break;
-		diff |= name_diff(p, f->p, f->len);
-		p += f->len;
-		sep |= (uint8_t)(*p++ ^ ';');
-	}
-	if (!all_zero(diff) || sep)
-		return false;
-	for (; i < e->nframes; i++) {
-		const struct fk_str *f = fk_strtab_get(&t->frames, e->frames[i]);
-		if (!same_name(p, end, f->p, f->len))
-			return false;
-		p += f->len;
-		/* The lengths add up to len, so only the separators are left. */
-		if (i + 1 < e->nframes && *p++ != ';')
-			return false;
-	}
-	return true;
-}
+/* A whole name is copied as one FAST_NAME-byte move when it fits: the
+ * names' arena has that much slack after every name (FK_ARENA_SLACK). */
+#define FAST_NAME FK_ARENA_SLACK
 
 static bool same_frames(const struct fk_stack_entry *e, const uint32_t *frames, uint32_t n)
 {
 	return e->nframes == n && memcmp(e->frames, frames, n * sizeof *frames) == 0;
 }
 
-/* What a probe looks for: a stack's text, or its frames (in t's ids). */
+/* What a probe looks for: a stack's text by its identity (the rest of
+ * its fk_text_hash and its length), or its frames (in t's ids). */
 struct key {
-	const char *text;
+	uint64_t check;
 	size_t len;
 	const uint32_t *frames;
 	uint32_t nframes;
 };
 
-static inline bool matches(const struct fk_stackset *t, const struct fk_stack_entry *e,
-			   const struct key *k)
+static inline bool matches(const struct fk_stack_entry *e, const struct key *k)
 {
 	if (k->frames)
 		return same_frames(e, k->frames, k->nframes);
-	return same_text(t, e, k->text, k->len);
+	return e->check == k->check && e->text_len == k->len;
 }
 
 /* The id of the stack with hash h that matches k, or FK_STACKSET_NONE;
@@ -150,7 +47,7 @@ static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const stru
 	*slot = fk_hashindex_home(&t->index, h);
 	for (uint32_t id; (id = fk_hashindex_next(&t->index, h, slot)) != FK_HASHINDEX_END;) {
 		const struct fk_stack_entry *e = &t->stacks[id];
-		if (e->hash == h && matches(t, e, k))
+		if (e->hash == h && matches(e, k))
 			return id;
 	}
 	return FK_STACKSET_NONE;
@@ -159,14 +56,14 @@ static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const stru
 /* Records a new stack at the empty slot; its sequence lives as long as t
  * (in t->seqs, or in an arena t adopts). */
 static uint32_t add_entry(struct fk_stackset *t, size_t slot, const uint32_t *frames,
-			  uint32_t n, uint32_t text_len, uint64_t hash)
+			  uint32_t n, uint32_t text_len, struct fk_text_hash h)
 {
 	if (t->count >= UINT32_MAX - 1 ||
 	    !FK_GROW(t->stacks, t->cap, (size_t)t->count + 1, FIRST_STACKS))
 		return FK_STACKSET_NONE;
 	uint32_t id = t->count++;
-	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, hash };
-	fk_hashindex_put(&t->index, slot, hash, id);
+	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, h.hash, h.check };
+	fk_hashindex_put(&t->index, slot, h.hash, id);
 	if (fk_hashindex_crowded(&t->index, t->count) && !rebuild_index(t)) {
 		fk_hashindex_unput(&t->index, slot);
 		t->count--;
@@ -238,36 +135,35 @@ static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 	return n;
 }
 
-uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len, uint64_t hash,
-			    bool *added)
+uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
+			    struct fk_text_hash h, bool *added)
 {
 	if (added)
 		*added = false;
 	if (len > UINT32_MAX || (!t->index.slots && !rebuild_index(t)))
 		return FK_STACKSET_NONE;
 	size_t slot = 0;
-	struct key k = { .text = text, .len = len };
-	uint32_t id = probe(t, hash, &k, &slot);
+	struct key k = { .check = h.check, .len = len };
+	uint32_t id = probe(t, h.hash, &k, &slot);
 	if (id != FK_STACKSET_NONE)
 		return id;
 	uint32_t n = split(t, text, len);
 	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
 	if (!frames)
 		return FK_STACKSET_NONE;
-	id = add_entry(t, slot, frames, n, (uint32_t)len, hash);
+	id = add_entry(t, slot, frames, n, (uint32_t)len, h);
 	if (added && id != FK_STACKSET_NONE)
 		*added = true;
 	return id;
 }
 
-uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t len,
-			  uint64_t hash)
+uint32_t fk_stackset_find(const struct fk_stackset *t, size_t len, struct fk_text_hash h)
 {
 	if (!t->index.slots)
 		return FK_STACKSET_NONE;
 	size_t slot = 0;
-	struct key k = { .text = text, .len = len };
-	return probe(t, hash, &k, &slot);
+	struct key k = { .check = h.check, .len = len };
+	return probe(t, h.hash, &k, &slot);
 }
 
 /* from's frame ids as t's: the names from has that t lacks are added,
@@ -328,7 +224,8 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 		    !(frames = (uint32_t *)copy_frames(t, frames, e->nframes)))
 			ok = false;
 		if (ok && id == FK_STACKSET_NONE)
-			id = add_entry(t, slot, frames, e->nframes, e->text_len, e->hash);
+			id = add_entry(t, slot, frames, e->nframes, e->text_len,
+				       (struct fk_text_hash){ e->hash, e->check });
 		map[i] = id;
 		ok = ok && id != FK_STACKSET_NONE;
 	}

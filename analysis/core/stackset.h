@@ -2,10 +2,10 @@
  *
  * A stack "a;b;c" is stored as the ids of the frames a, b and c, whose names
  * are interned once. A million distinct 20-frame stacks drawn from a few
- * thousand names cost 80 MB of ids instead of their text. The hash of a
- * stack's whole text is kept, so a line is still looked up with one hash
- * of its bytes, then confirmed frame by frame against the names; the text
- * is rebuilt on demand.
+ * thousand names cost 80 MB of ids instead of their text. A stack is known
+ * by 128 bits of its whole text's hash (fk_text_hash), so a line is looked
+ * up with one hash of its bytes and never compared with the names; the
+ * text is rebuilt on demand.
  *
  * A stack's frames are its text split at every ';', so any text round-trips
  * byte for byte ("" is one empty frame, "a;" is "a" and ""). Frame and stack
@@ -30,8 +30,19 @@ struct fk_stack_entry {
 	const uint32_t *frames; /* root first, ids into the set's frames */
 	uint32_t nframes;       /* at least 1 */
 	uint32_t text_len;      /* bytes of the text: names and the ';'s */
-	uint64_t hash;          /* fk_strtab_hash(_long) of the text */
+	uint64_t hash, check;   /* fk_text_hash of the text */
 };
+
+/* A stack text's identity (strhash.c): 128 bits of XXH3 under a secret
+ * drawn at random once per process. hash picks the slot; a text with the
+ * same hash, check and length as a stack is that stack. Two different
+ * texts share all three with a chance of 2^-128, and without the secret,
+ * which never leaves the process, no input can aim at it. */
+struct fk_text_hash {
+	uint64_t hash;
+	uint64_t check;
+};
+struct fk_text_hash fk_text_hash(const char *p, size_t len);
 
 struct fk_stackset {
 	struct fk_strtab frames;   /* frame names; id = index */
@@ -47,15 +58,14 @@ struct fk_stackset {
 	size_t names_cap;
 };
 
-/* Id of the stack text[0..len) whose fk_strtab_hash is hash, added when new
+/* Id of the stack text[0..len) whose fk_text_hash is h, added when new
  * (*added set when given). FK_STACKSET_NONE when out of memory, or when the
  * text passes 4 GiB or the set is full (2^32 - 2 stacks). */
-uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len, uint64_t hash,
-			    bool *added);
+uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
+			    struct fk_text_hash h, bool *added);
 
 /* Id of the stack or FK_STACKSET_NONE. */
-uint32_t fk_stackset_find(const struct fk_stackset *t, const char *text, size_t len,
-			  uint64_t hash);
+uint32_t fk_stackset_find(const struct fk_stackset *t, size_t len, struct fk_text_hash h);
 
 /* Adds every stack of from to t, map[i] receiving the id in t of from's
  * stack i. false when out of memory (map is then filled up to the stack

@@ -35,8 +35,6 @@ struct fk_strtab {
 uint32_t fk_strtab_intern(struct fk_strtab *t, const char *p, size_t len, bool *added);
 /* The hash fk_strtab_intern uses, for callers that hash ahead. */
 uint64_t fk_strtab_hash(const char *p, size_t len);
-/* The same hash, faster on long texts such as whole stacks (strhash.c). */
-uint64_t fk_strtab_hash_long(const char *p, size_t len);
 /* fk_strtab_intern with the hash already computed. */
 uint32_t fk_strtab_intern_hashed(struct fk_strtab *t, const char *p, size_t len, uint64_t hash,
 				 bool *added);

@@ -21,15 +21,14 @@ static inline const struct fk_str *stack_text(const struct fk_stacks *s, uint32_
 	unsigned k = next++ % 4;
 	size_t len = fk_stacks_text(s, id, &bufs[k], &caps[k]);
 	assert_true(len != SIZE_MAX);
-	strs[k] = (struct fk_str){ .p = bufs[k], .len = (uint32_t)len,
-				   .hash = fk_strtab_hash(bufs[k], len) };
+	strs[k] = (struct fk_str){ .p = bufs[k], .len = (uint32_t)len };
 	return &strs[k];
 }
 
 /* The id of the stack p[0..len), or FK_STACKSET_NONE. */
 static inline uint32_t stack_find(const struct fk_stacks *s, const char *p, size_t len)
 {
-	return fk_stackset_find(&s->set, p, len, fk_strtab_hash(p, len));
+	return fk_stackset_find(&s->set, len, fk_text_hash(p, len));
 }
 
 #endif

@@ -1096,7 +1096,7 @@ static struct fk_stacks_pending pending(const struct line *l)
 {
 	size_t len = strlen(l->stack);
 	return (struct fk_stacks_pending){ .stack = l->stack, .len = len,
-					   .hash = fk_strtab_hash(l->stack, len),
+					   .hash = fk_text_hash(l->stack, len),
 					   .before = l->before, .value = l->value,
 					   .nvalues = l->nvalues, .id = 12345 };
 }
@@ -1121,7 +1121,7 @@ static void test_batch_matches_one_by_one(void **state)
 			n = N - at;
 		for (size_t i = 0; i < n; i++) {
 			p[i] = pending(&l[at + i]);
-			fk_stackset_prefetch_slot(&batched.set, p[i].hash);
+			fk_stackset_prefetch_slot(&batched.set, p[i].hash.hash);
 		}
 		size_t done = 99999;
 		assert_int_equal(fk_stacks_add_batch(&batched, p, n, &done), FK_STACKS_OK);

@@ -1,6 +1,7 @@
 /* test_stackset.c - stacks kept as frame id sequences: texts round-trip
- * (also split in runs that share frames), lookups are exact even when
- * hashes collide, merges keep every stack. */
+ * (also split in runs that share frames), a stack is known by its text's
+ * 128-bit hash (texts one byte apart are told apart, also when their slot
+ * hashes collide), merges keep every stack. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +27,7 @@ void *__wrap_realloc(void *p, size_t n)
 
 static uint32_t intern(struct fk_stackset *t, const char *p, size_t len, bool *added)
 {
-	uint32_t id = fk_stackset_intern(t, p, len, fk_strtab_hash(p, len), added);
+	uint32_t id = fk_stackset_intern(t, p, len, fk_text_hash(p, len), added);
 	assert_int_not_equal(id, FK_STACKSET_NONE);
 	return id;
 }
@@ -67,14 +68,14 @@ static void test_texts_round_trip(void **state)
 		bool added = true;
 		assert_int_equal(intern(&t, cases[i].text, cases[i].len, &added), ids[i]);
 		assert_false(added);
-		assert_int_equal(fk_stackset_find(&t, cases[i].text, cases[i].len,
-						  fk_strtab_hash(cases[i].text, cases[i].len)),
+		assert_int_equal(fk_stackset_find(&t, cases[i].len,
+						  fk_text_hash(cases[i].text, cases[i].len)),
 				 ids[i]);
 		assert_text(&t, ids[i], cases[i].text, cases[i].len);
 	}
 	/* Names are kept once: "", "a", "b", "a\0b", "c", "a b", "c\td", "\xff", "\x01". */
 	assert_int_equal(t.frames.count, 9);
-	assert_int_equal(fk_stackset_find(&t, "b", 1, fk_strtab_hash("b", 1)), FK_STACKSET_NONE);
+	assert_int_equal(fk_stackset_find(&t, 1, fk_text_hash("b", 1)), FK_STACKSET_NONE);
 	fk_stackset_free(&t);
 }
 
@@ -115,9 +116,19 @@ static void test_split_reuses_only_whole_frames(void **state)
 	fk_stackset_free(&other);
 }
 
-/* Every stack is given the same hash: only the check against the frames
- * tells them apart. Texts of the same length that split differently, and
- * names short and long, near the text's end and far from it. */
+/* The text's hash with its slot hash replaced: every stack given the same
+ * slot hash, so only the rest of the identity tells them apart. */
+static struct fk_text_hash same_slot(const char *p, size_t len)
+{
+	struct fk_text_hash h = fk_text_hash(p, len);
+	h.hash = 42;
+	return h;
+}
+
+/* Texts of the same length that split differently, names short and long:
+ * all in one slot chain, each its own stack, each found again. A text
+ * with the same identity as a stack (hash, check and length) is that
+ * stack, as documented: the table never reads the names back. */
 static void test_same_hash_told_apart(void **state)
 {
 	(void)state;
@@ -137,22 +148,32 @@ static void test_same_hash_told_apart(void **state)
 	for (int round = 0; round < 2; round++)
 		for (uint32_t i = 0; i < N; i++) {
 			bool added;
-			uint32_t id = fk_stackset_intern(&t, texts[i], strlen(texts[i]), 42, &added);
+			size_t len = strlen(texts[i]);
+			uint32_t id = fk_stackset_intern(&t, texts[i], len, same_slot(texts[i], len), &added);
 			assert_int_equal(id, i);
 			assert_true(added == (round == 0));
 		}
 	for (uint32_t i = 0; i < N; i++) {
-		assert_int_equal(fk_stackset_find(&t, texts[i], strlen(texts[i]), 42), i);
-		assert_text(&t, i, texts[i], strlen(texts[i]));
+		size_t len = strlen(texts[i]);
+		assert_int_equal(fk_stackset_find(&t, len, same_slot(texts[i], len)), i);
+		assert_text(&t, i, texts[i], len);
 	}
-	assert_int_equal(fk_stackset_find(&t, "ab;d", 4, 42), FK_STACKSET_NONE);
+	assert_int_equal(fk_stackset_find(&t, 4, same_slot("ab;d", 4)), FK_STACKSET_NONE);
+	/* The same check under another length is another stack. */
+	struct fk_text_hash h = same_slot("ab;c", 4);
+	assert_int_equal(fk_stackset_find(&t, 5, h), FK_STACKSET_NONE);
+	bool added;
+	assert_int_equal(fk_stackset_intern(&t, "zz;z", 4, h, &added), 0);
+	assert_false(added);
+	assert_text(&t, 0, "ab;c", 4);
 	fk_stackset_free(&t);
 }
 
 /* Every text that differs from base[0..len) in one byte, a name's byte or
- * a separator, turned into another byte or into a ';', is its own stack,
- * though all share one hash. Each text is an allocation of its own length,
- * so a read past a text's end is a heap overflow (reported under ASan). */
+ * a separator, turned into another byte or into a ';', is its own stack
+ * with the text it was given, though all share one slot hash. Each text is
+ * an allocation of its own length, so a read past a text's end while it is
+ * split is a heap overflow (reported under ASan). */
 static void assert_one_byte_changes_told_apart(const char *base_text, size_t len)
 {
 	struct fk_stackset t = { 0 };
@@ -162,7 +183,7 @@ static void assert_one_byte_changes_told_apart(const char *base_text, size_t len
 	assert_non_null(base);
 	assert_non_null(texts);
 	memcpy(base, base_text, len);
-	assert_int_equal(fk_stackset_intern(&t, base, len, 42, &added), 0);
+	assert_int_equal(fk_stackset_intern(&t, base, len, same_slot(base, len), &added), 0);
 	uint32_t n = 0;
 	for (size_t pos = 0; pos < len; pos++)
 		for (int kind = 0; kind < 2; kind++) {
@@ -171,13 +192,15 @@ static void assert_one_byte_changes_told_apart(const char *base_text, size_t len
 			memcpy(v, base, len);
 			v[pos] = kind ? (base[pos] == ';' ? '_' : ';') : (base[pos] == 'x' ? 'y' : 'x');
 			texts[n] = v;
-			uint32_t id = fk_stackset_intern(&t, v, len, 42, &added);
+			uint32_t id = fk_stackset_intern(&t, v, len, same_slot(v, len), &added);
 			assert_true(added);
 			assert_int_equal(id, ++n);
 		}
-	for (uint32_t i = 0; i < n; i++)
-		assert_int_equal(fk_stackset_find(&t, texts[i], len, 42), i + 1);
-	assert_int_equal(fk_stackset_find(&t, base, len, 42), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		assert_int_equal(fk_stackset_find(&t, len, same_slot(texts[i], len)), i + 1);
+		assert_text(&t, i + 1, texts[i], len);
+	}
+	assert_int_equal(fk_stackset_find(&t, len, same_slot(base, len)), 0);
 	assert_text(&t, 0, base, len);
 	for (uint32_t i = 0; i < n; i++)
 		free(texts[i]);
@@ -186,11 +209,8 @@ static void assert_one_byte_changes_told_apart(const char *base_text, size_t len
 	fk_stackset_free(&t);
 }
 
-/* Long texts, whose names are compared a vector at a time and masked to
- * their lengths (0, 1, 15, 16, 17, 63 and 64 bytes; 65 and 100 take the
- * careful way); and a text that ends in a name of 64 bytes, which must
- * take the careful way too (a whole-vector read and its separator would
- * pass the text's end). */
+/* Long texts with names of 0 to 100 bytes, one ending in a name of 64
+ * bytes (the size names are copied in whole on output). */
 static void test_same_hash_long_texts_told_apart(void **state)
 {
 	(void)state;
@@ -203,8 +223,6 @@ static void test_same_hash_long_texts_told_apart(void **state)
 		for (size_t k = 0; k < name_lens[i]; k++)
 			base[len++] = (char)('a' + (i + k) % 26);
 	}
-	/* A tail long enough that every name above is followed by FAST_NAME
-	 * bytes of text, then a few that are not. */
 	for (int k = 0; k < 80; k++)
 		base[len++] = k % 10 == 9 ? ';' : (char)('0' + k % 10);
 	assert_true(len < sizeof base);
@@ -217,6 +235,45 @@ static void test_same_hash_long_texts_told_apart(void **state)
 	for (int k = 0; k < 64; k++)
 		base[len++] = (char)('A' + k % 26);
 	assert_one_byte_changes_told_apart(base, len);
+}
+
+/* fk_text_hash depends on the bytes only (not on where they are), and one
+ * changed byte, or one byte less, changes both of its halves, on texts of
+ * every size XXH3 treats its own way (up to 16, 128 and 240 bytes, then
+ * long, in stripes and blocks). */
+static void test_text_hash(void **state)
+{
+	(void)state;
+	enum { MAX = 5000 };
+	char *text = malloc(MAX), *moved = malloc(MAX + 1);
+	assert_non_null(text);
+	assert_non_null(moved);
+	for (size_t k = 0; k < MAX; k++)
+		text[k] = (char)(k * 131 + k / 7);
+	static const size_t lens[] = { 0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1024, 1250, MAX };
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		size_t len = lens[i];
+		struct fk_text_hash h = fk_text_hash(text, len);
+		memcpy(moved + 1, text, len);
+		struct fk_text_hash again = fk_text_hash(moved + 1, len);
+		assert_int_equal(again.hash, h.hash);
+		assert_int_equal(again.check, h.check);
+		assert_int_not_equal(h.hash, h.check);
+		if (len > 0) {
+			struct fk_text_hash shorter = fk_text_hash(text, len - 1);
+			assert_int_not_equal(shorter.hash, h.hash);
+			assert_int_not_equal(shorter.check, h.check);
+		}
+		for (size_t pos = 0; pos < len; pos += len > 300 ? 37 : 1) {
+			moved[1 + pos] ^= 0x20;
+			struct fk_text_hash changed = fk_text_hash(moved + 1, len);
+			assert_int_not_equal(changed.hash, h.hash);
+			assert_int_not_equal(changed.check, h.check);
+			moved[1 + pos] ^= 0x20;
+		}
+	}
+	free(text);
+	free(moved);
 }
 
 static void fill(struct fk_stackset *t, unsigned from, unsigned to, unsigned step)
@@ -235,7 +292,7 @@ static void assert_all_found(const struct fk_stackset *t, const uint32_t *map,
 	for (uint32_t i = 0; i < from_copy->count; i++) {
 		char buf[96];
 		size_t n = fk_stackset_text(from_copy, i, buf);
-		assert_int_equal(fk_stackset_find(t, buf, n, fk_strtab_hash(buf, n)), map[i]);
+		assert_int_equal(fk_stackset_find(t, n, fk_text_hash(buf, n)), map[i]);
 		assert_text(t, map[i], buf, n);
 	}
 }
@@ -332,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_split_reuses_only_whole_frames),
 		cmocka_unit_test(test_same_hash_told_apart),
 		cmocka_unit_test(test_same_hash_long_texts_told_apart),
+		cmocka_unit_test(test_text_hash),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_take_keeps_sequences_and_names),
 		cmocka_unit_test(test_take_out_of_memory),

@@ -21,8 +21,9 @@ static void test_found_again(void **state)
 		assert_int_equal(fk_strtab_intern(&t, names[i], strlen(names[i]), &added), i);
 		assert_false(added);
 		assert_int_equal(fk_strtab_find(&t, names[i], strlen(names[i])), i);
-		assert_int_equal(fk_strtab_hash(names[i], strlen(names[i])),
-				 fk_strtab_hash_long(names[i], strlen(names[i])));
+		assert_int_equal(fk_strtab_intern_hashed(&t, names[i], strlen(names[i]),
+							 fk_strtab_hash(names[i], strlen(names[i])), NULL),
+				 i);
 	}
 	assert_int_equal(fk_strtab_find(&t, "forwarD", 7), FK_STRTAB_NONE);
 	fk_strtab_free(&t);
@@ -57,25 +58,11 @@ static void test_same_hash_told_apart(void **state)
 	fk_strtab_free(&t);
 }
 
-/* fk_strtab_hash_long is the same hash on texts of every size XXH3 treats
- * its own way (up to 16, 128 and 240 bytes, then long). */
-static void test_long_hash_is_the_same(void **state)
-{
-	(void)state;
-	char text[5000];
-	for (size_t k = 0; k < sizeof text; k++)
-		text[k] = (char)(k * 131 + k / 7);
-	static const size_t lens[] = { 0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1024, 1250, 5000 };
-	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
-		assert_int_equal(fk_strtab_hash(text, lens[i]), fk_strtab_hash_long(text, lens[i]));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_found_again),
 		cmocka_unit_test(test_same_hash_told_apart),
-		cmocka_unit_test(test_long_hash_is_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
