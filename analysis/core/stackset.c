@@ -18,24 +18,14 @@ static bool rebuild_index(struct fk_stackset *t)
  * names' arena has that much slack after every name (FK_ARENA_SLACK). */
 #define FAST_NAME FK_ARENA_SLACK
 
-static bool same_frames(const struct fk_stack_entry *e, const uint32_t *frames, uint32_t n)
-{
-	return e->nframes == n && memcmp(e->frames, frames, n * sizeof *frames) == 0;
-}
-
-/* What a probe looks for: a stack's text by its identity (the rest of
- * its fk_text_hash and its length), or its frames (in t's ids). */
+/* What a probe looks for: the rest of a text's identity (fk_text_hash). */
 struct key {
 	uint64_t check;
 	size_t len;
-	const uint32_t *frames;
-	uint32_t nframes;
 };
 
 static inline bool matches(const struct fk_stack_entry *e, const struct key *k)
 {
-	if (k->frames)
-		return same_frames(e, k->frames, k->nframes);
 	return e->check == k->check && e->text_len == k->len;
 }
 
@@ -93,9 +83,7 @@ static bool starts_with_frame(const struct fk_stackset *t, uint32_t f, const cha
 /* text's frame ids into t->scratch, their count returned (0: out of
  * memory). New stacks come in runs that share their outer frames, so the
  * ids the last split left there are taken as they are while their names
- * match, without hashing a name. Each is checked against the text, so ids
- * a merge wrote over them since cost a miss, never a wrong frame. The
- * other names are all found and hashed first and their slots fetched, so
+ * match the text, without hashing a name. The other names are all found and hashed first and their slots fetched, so
  * the lookups' cache misses overlap instead of coming one a name. */
 static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 {
@@ -186,10 +174,9 @@ static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool
 	return map;
 }
 
-/* Adds from's stacks to t. take: from's sequences are rewritten in t's
- * frame ids where they are, and those of stacks new to t are kept there
- * (t adopts the arena); otherwise they are rewritten into scratch, looked
- * up, copied when new, and from is left as it was. */
+/* Adds from's stacks to t. A stack new to t gets its frames in t's ids:
+ * take: rewritten where they are (t adopts from's arena); otherwise into
+ * a copy in t's, and from is left as it was. */
 static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, uint32_t *map)
 {
 	if (!t->index.slots && !rebuild_index(t))
@@ -207,27 +194,23 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 		if (i + 16 < from->count)
 			fk_hashindex_prefetch(&t->index, from->stacks[i + 16].hash);
 		const struct fk_stack_entry *e = &from->stacks[i];
-		uint32_t *frames = (uint32_t *)e->frames;
-		if (!take) {
-			if (!FK_GROW(t->scratch, t->scratch_cap, e->nframes, 64)) {
-				ok = false;
-				break;
-			}
-			frames = t->scratch;
-		}
-		for (uint32_t k = 0; k < e->nframes; k++)
-			frames[k] = fmap[e->frames[k]];
+		/* Both sets know a stack by its text's identity: only a stack new
+		 * to t has its frames rewritten in t's ids. */
 		size_t slot = 0;
-		struct key k = { .frames = frames, .nframes = e->nframes };
+		struct key k = { .check = e->check, .len = e->text_len };
 		uint32_t id = probe(t, e->hash, &k, &slot);
-		if (id == FK_STACKSET_NONE && !take &&
-		    !(frames = (uint32_t *)copy_frames(t, frames, e->nframes)))
-			ok = false;
-		if (ok && id == FK_STACKSET_NONE)
-			id = add_entry(t, slot, frames, e->nframes, e->text_len,
-				       (struct fk_text_hash){ e->hash, e->check });
+		if (id == FK_STACKSET_NONE) {
+			uint32_t *frames = take ? (uint32_t *)e->frames
+						: fk_arena_alloc(&t->seqs, (size_t)e->nframes * sizeof *frames);
+			if (frames) {
+				for (uint32_t f = 0; f < e->nframes; f++)
+					frames[f] = fmap[e->frames[f]];
+				id = add_entry(t, slot, frames, e->nframes, e->text_len,
+					       (struct fk_text_hash){ e->hash, e->check });
+			}
+		}
 		map[i] = id;
-		ok = ok && id != FK_STACKSET_NONE;
+		ok = id != FK_STACKSET_NONE;
 	}
 	if (take)
 		fk_arena_adopt(&t->seqs, &from->seqs);

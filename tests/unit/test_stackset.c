@@ -81,8 +81,8 @@ static void test_texts_round_trip(void **state)
 
 /* New stacks are split reusing the frames of the last split while their
  * names match whole: a name that is only a prefix of the next frame, a
- * shorter or longer stack, empty frames, and a merge in between (which
- * uses the same scratch) all split as their text says. */
+ * shorter or longer stack, empty frames, and a merge in between all split
+ * as their text says. */
 static void test_split_reuses_only_whole_frames(void **state)
 {
 	(void)state;
