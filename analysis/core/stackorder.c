@@ -30,6 +30,10 @@ struct order {
 			      of each stack (flame order) */
 	char *tails;       /* flame order: each stack's values, " [BEFORE ]VALUE" */
 	size_t *tail_at;   /* stack i's are tails[tail_at[i] .. tail_at[i + 1]) */
+	/* Stack i's frames as the ranks of their keys, plus one:
+	 * ranked[ranked_at[i] .. ranked_at[i + 1]). */
+	uint32_t *ranked;
+	size_t *ranked_at;
 };
 
 static size_t line_tail(const struct fk_stack_sums *v, char *buf)
@@ -98,25 +102,54 @@ static size_t key_head(const void *ctx, uint32_t key, const unsigned char **p)
 static uint64_t stack_chunk(const void *ctx, uint32_t id, size_t depth)
 {
 	const struct order *o = ctx;
-	const struct fk_stack_entry *e = fk_stackset_get(&o->s->set, id);
-	size_t i = depth / 7;
-	if (i >= e->nframes)
-		return 0;
-	uint32_t key = i + 1 < e->nframes ? e->frames[i]
-		       : o->flame         ? o->nframes + id
-					  : o->nframes + e->frames[i];
-	return ((uint64_t)o->rank[key] + 1) << 8 | 7;
+	size_t at = o->ranked_at[id] + depth / 7;
+	return at < o->ranked_at[id + 1] ? (uint64_t)o->ranked[at] << 8 | 7 : 0;
 }
 
+/* Every stack as the ranks of its frames' keys, in one array: the sort
+ * then reads a frame with two loads, where through the stack's entry, its
+ * frames and the ranks it took four that each waited for the last. */
+static bool rank_stacks(struct order *o)
+{
+	const struct fk_stackset *set = &o->s->set;
+	uint32_t n = fk_stacks_count(o->s);
+	size_t total = 0;
+	o->ranked_at = malloc(((size_t)n + 1) * sizeof *o->ranked_at);
+	if (!o->ranked_at)
+		return false;
+	for (uint32_t id = 0; id < n; id++) {
+		o->ranked_at[id] = total;
+		total += fk_stackset_get(set, id)->nframes;
+	}
+	o->ranked_at[n] = total;
+	o->ranked = malloc((total ? total : 1) * sizeof *o->ranked);
+	if (!o->ranked)
+		return false;
+	uint32_t *r = o->ranked;
+	for (uint32_t id = 0; id < n; id++) {
+		const struct fk_stack_entry *e = fk_stackset_get(set, id);
+		uint32_t last = e->nframes - 1;
+		for (uint32_t i = 0; i < last; i++)
+			*r++ = o->rank[e->frames[i]] + 1;
+		*r++ = o->rank[o->nframes + (o->flame ? id : e->frames[last])] + 1;
+	}
+	free(o->rank); /* all the sort needs of it is here now */
+	o->rank = NULL;
+	return true;
+}
+
+/* Stacks a and b in the order of their chunks: by their ranks, a stack
+ * before the longer ones it is a prefix of. */
 static int cmp_lines(const struct order *o, uint32_t a, uint32_t b)
 {
-	for (size_t depth = 0;; depth += 7) {
-		uint64_t x = stack_chunk(o, a, depth), y = stack_chunk(o, b, depth);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (x == 0)
-			return 0;
-	}
+	const uint32_t *x = o->ranked + o->ranked_at[a], *y = o->ranked + o->ranked_at[b];
+	size_t m = o->ranked_at[a + 1] - o->ranked_at[a], n = o->ranked_at[b + 1] - o->ranked_at[b];
+	size_t both = m < n ? m : n, k = 0;
+	while (k < both && x[k] == y[k])
+		k++;
+	if (k < both)
+		return x[k] < y[k] ? -1 : 1;
+	return (m > n) - (m < n);
 }
 
 static int cmp_value(const void *x, const void *y, void *ctx)
@@ -248,11 +281,13 @@ uint32_t *fk_stacks_sorted(const struct fk_stacks *s, enum fk_stacks_order order
 	uint32_t n = fk_stacks_count(s);
 	uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
 	struct order o = { .s = s, .flame = order == FK_ORDER_FLAME, .nframes = s->set.frames.count };
-	bool ok = ids && rank_keys(&o);
+	bool ok = ids && rank_keys(&o) && rank_stacks(&o);
 	for (uint32_t i = 0; ok && i < n; i++)
 		ids[i] = i;
 	ok = ok && sort_ids(ids, n, &o, order == FK_ORDER_VALUE);
 	free(o.rank);
+	free(o.ranked);
+	free(o.ranked_at);
 	free(o.tails);
 	free(o.tail_at);
 	if (!ok) {
