@@ -46,7 +46,10 @@ struct load_ctx {
 	const char *name;
 	uint64_t fail_line; /* a sum passed 128 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
-	bool batched;       /* lines stay valid until the end of the buffer */
+	/* Mapped: lines stay valid until the load ends, so they are added in
+	 * batches, and the stacks new to a reader are split after all readers
+	 * are done (split_new_stacks). */
+	bool batched;
 	/* Shared by the readers: the first piece whose reader failed or stopped
 	 * at a bad line (strict). The readers of later pieces stop too; earlier
 	 * ones go on, since a bad line of theirs comes first. */
@@ -87,7 +90,8 @@ static void set_stop(struct load_ctx *c)
 static bool flush(struct load_ctx *c)
 {
 	size_t done;
-	enum fk_stacks_status st = fk_stacks_add_batch(c->stacks, c->pending, c->npending, &done);
+	enum fk_stacks_status st =
+		fk_stacks_add_batch(c->stacks, c->pending, c->npending, c->batched, &done);
 	for (size_t i = 0; i < done && c->seq && st == FK_STACKS_OK; i++) {
 		struct fk_seq_item it = {
 			.stack = c->pending[i].id, .nvalues = (uint8_t)c->pending[i].nvalues,
@@ -238,13 +242,91 @@ static uint64_t overflow_line(const struct mapped_text *m, const struct fk_stack
 	return c.overflow_line;
 }
 
+/* From this many stacks to split, the upper half is split on a thread of
+ * its own. */
+#define PARALLEL_SPLIT_MIN 8192
+
+/* Splits stacks [lo, hi) of t that are not split yet, in id order, which
+ * is the order of their texts in the mapped file: its pages are handed
+ * back behind. Into t itself, or (part) into a set of its own. */
+struct split_range {
+	struct fk_stackset *t, *part;
+	uint32_t lo, hi;
+	bool ok;
+};
+
+static void *split_range(void *arg)
+{
+	struct split_range *r = arg;
+	const char *released = NULL;
+	r->ok = true;
+	for (uint32_t id = r->lo; id < r->hi && r->ok; id++) {
+		if (!fk_stackset_is_lazy(r->t, id))
+			continue;
+		const struct fk_stack_entry *e = fk_stackset_get(r->t, id);
+		if (!released)
+			released = e->text;
+		else if ((size_t)(e->text - released) >= ((size_t)16 << 20)) {
+			fk_input_release(released, e->text);
+			released = e->text;
+		}
+		if (!r->part)
+			r->ok = fk_stackset_split_lazy(r->t, id);
+		else
+			r->ok = fk_stackset_intern(r->part, e->text, e->text_len,
+						   (struct fk_text_hash){ e->hash, e->check },
+						   NULL) != FK_STACKSET_NONE;
+	}
+	return NULL;
+}
+
+/* Splits the stacks the readers left unsplit (ids from first on): each
+ * unique stack once, where every reader would have split nearly all of
+ * them. Many are split on two threads, the upper half into a set that t
+ * then takes over, which gives the frames the ids one thread would. false
+ * when out of memory: t then forgets the stacks from the first one left
+ * unsplit on (an error is reported for the file). */
+static bool split_new_stacks(struct fk_stacks *into, uint32_t first, bool threads)
+{
+	struct fk_stackset *t = &into->set;
+	uint32_t count = fk_stacks_count(into), mid = count;
+	struct fk_stackset part = { 0 };
+	struct split_range upper = { t, &part, count, count, true };
+	pthread_t thread;
+	bool started = false;
+	if (threads && count - first >= PARALLEL_SPLIT_MIN) {
+		mid = first + (count - first) / 2;
+		upper.lo = mid;
+		started = pthread_create(&thread, NULL, split_range, &upper) == 0;
+		if (!started)
+			mid = count;
+	}
+	struct split_range lower = { t, NULL, first, mid, true };
+	split_range(&lower);
+	if (started)
+		pthread_join(thread, NULL);
+	bool ok = lower.ok && upper.ok;
+	uint32_t *map = started && ok ? malloc(((size_t)part.count + 1) * sizeof *map) : NULL;
+	if (started && ok)
+		ok = map && fk_stackset_take(t, &part, map);
+	free(map);
+	fk_stackset_free(&part);
+	for (uint32_t id = first; !ok && id < count; id++)
+		if (fk_stackset_is_lazy(t, id)) {
+			fk_stackset_truncate(t, id);
+			break;
+		}
+	return ok;
+}
+
 /* Merges the later pieces' tables into the first, in order, then reports
  * the readers' bad lines in input order (each piece's line numbers shifted
  * past the pieces before it) up to where one reader would have stopped: a
  * line where the sums pass 128 bits, which is then the error. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
-					 const struct mapped_text *m, const struct fk_stacks *start,
-					 struct fk_diag *d, const char *name)
+					 uint32_t first, const struct mapped_text *m,
+					 const struct fk_stacks *start, struct fk_diag *d,
+					 const char *name)
 {
 	bool overflow = false, nomem = false;
 	for (unsigned i = 0; i < n; i++) {
@@ -261,6 +343,9 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 		}
 		fk_stacks_free(&w[i].own);
 	}
+	/* Also after a failure: no stack leaves the load unsplit. */
+	if (!split_new_stacks(into, first, n > 1))
+		nomem = true;
 	uint64_t stop_line = overflow ? overflow_line(m, start, d, name) : 0;
 	enum fk_input_result res = FK_INPUT_OK;
 	uint64_t offset = 0;
@@ -308,6 +393,7 @@ static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned 
 	memset(w, 0, sizeof w);
 	/* The totals before this file, should an overflow need finding again. */
 	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
+	uint32_t first = fk_stacks_count(into);
 	atomic_uint stop_from = UINT_MAX;
 	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -334,7 +420,7 @@ static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned 
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	progress_done(&w[0].ctx);
-	return join_workers(w, n, into, m, &before, d, name);
+	return join_workers(w, n, into, first, m, &before, d, name);
 }
 
 enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,

@@ -56,7 +56,7 @@ enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack,
 }
 
 enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_pending *p,
-					  size_t n, size_t *done)
+					  size_t n, bool lazy, size_t *done)
 {
 	/* The slots were prefetched when the lines were hashed; now the
 	 * entries, and the sums of the stacks they guess (a line known by its
@@ -81,7 +81,8 @@ enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_
 			return FK_STACKS_OVERFLOW;
 		}
 		bool added;
-		uint32_t id = fk_stackset_intern(&s->set, p[i].stack, p[i].len, p[i].hash, &added);
+		uint32_t id = lazy ? fk_stackset_intern_lazy(&s->set, p[i].stack, p[i].len, p[i].hash, &added)
+				   : fk_stackset_intern(&s->set, p[i].stack, p[i].len, p[i].hash, &added);
 		enum fk_stacks_status st = add_at(s, id, added, &one, total, total_before);
 		if (st != FK_STACKS_OK) {
 			*done = i;

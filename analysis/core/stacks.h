@@ -60,9 +60,11 @@ struct fk_stacks_pending {
 
 /* Adds n lines like fk_stacks_add, in order, but first asks the cache for
  * everything their lookups will touch, so the misses of many lines overlap
- * instead of adding up. Stops at the first failure (*done: lines added). */
+ * instead of adding up. Stops at the first failure (*done: lines added).
+ * lazy: new stacks are not split yet (fk_stackset_intern_lazy), so their
+ * texts must stay until the caller splits them. */
 enum fk_stacks_status fk_stacks_add_batch(struct fk_stacks *s, struct fk_stacks_pending *p,
-					  size_t n, size_t *done);
+					  size_t n, bool lazy, size_t *done);
 
 /* Adds an aggregated entry (sums of another table). */
 enum fk_stacks_status fk_stacks_add_sums(struct fk_stacks *s, const char *stack, size_t len,

@@ -45,14 +45,14 @@ static inline uint32_t probe(const struct fk_stackset *t, uint64_t h, const stru
 
 /* Records a new stack at the empty slot; its sequence lives as long as t
  * (in t->seqs, or in an arena t adopts). */
-static uint32_t add_entry(struct fk_stackset *t, size_t slot, const uint32_t *frames,
-			  uint32_t n, uint32_t text_len, struct fk_text_hash h)
+static uint32_t add_entry(struct fk_stackset *t, size_t slot, struct fk_stack_entry e)
 {
 	if (t->count >= UINT32_MAX - 1 ||
 	    !FK_GROW(t->stacks, t->cap, (size_t)t->count + 1, FIRST_STACKS))
 		return FK_STACKSET_NONE;
 	uint32_t id = t->count++;
-	t->stacks[id] = (struct fk_stack_entry){ frames, n, text_len, h.hash, h.check };
+	t->stacks[id] = e;
+	struct fk_text_hash h = { e.hash, e.check };
 	fk_hashindex_put(&t->index, slot, h.hash, id);
 	if (fk_hashindex_crowded(&t->index, t->count) && !rebuild_index(t)) {
 		fk_hashindex_unput(&t->index, slot);
@@ -123,26 +123,78 @@ static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 	return n;
 }
 
+/* The stack's id, or FK_STACKSET_NONE with *slot where a new one goes
+ * (*fail: nothing can go, out of memory or too long). */
+static uint32_t find_slot(struct fk_stackset *t, size_t len, struct fk_text_hash h, size_t *slot,
+			  bool *fail)
+{
+	*fail = len > UINT32_MAX || (!t->index.slots && !rebuild_index(t));
+	if (*fail)
+		return FK_STACKSET_NONE;
+	struct key k = { .check = h.check, .len = len };
+	return probe(t, h.hash, &k, slot);
+}
+
 uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
 			    struct fk_text_hash h, bool *added)
 {
 	if (added)
 		*added = false;
-	if (len > UINT32_MAX || (!t->index.slots && !rebuild_index(t)))
-		return FK_STACKSET_NONE;
 	size_t slot = 0;
-	struct key k = { .check = h.check, .len = len };
-	uint32_t id = probe(t, h.hash, &k, &slot);
-	if (id != FK_STACKSET_NONE)
+	bool fail;
+	uint32_t id = find_slot(t, len, h, &slot, &fail);
+	if (id != FK_STACKSET_NONE || fail)
 		return id;
 	uint32_t n = split(t, text, len);
 	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
 	if (!frames)
 		return FK_STACKSET_NONE;
-	id = add_entry(t, slot, frames, n, (uint32_t)len, h);
+	id = add_entry(t, slot, (struct fk_stack_entry){ .frames = frames, .nframes = n,
+							 .text_len = (uint32_t)len,
+							 .hash = h.hash, .check = h.check });
 	if (added && id != FK_STACKSET_NONE)
 		*added = true;
 	return id;
+}
+
+uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t len,
+				 struct fk_text_hash h, bool *added)
+{
+	if (added)
+		*added = false;
+	size_t slot = 0;
+	bool fail;
+	uint32_t id = find_slot(t, len, h, &slot, &fail);
+	if (id != FK_STACKSET_NONE || fail)
+		return id;
+	id = add_entry(t, slot, (struct fk_stack_entry){ .text = text, .text_len = (uint32_t)len,
+							 .hash = h.hash, .check = h.check });
+	if (added && id != FK_STACKSET_NONE)
+		*added = true;
+	return id;
+}
+
+bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id)
+{
+	struct fk_stack_entry *e = &t->stacks[id];
+	if (e->nframes)
+		return true;
+	uint32_t n = split(t, e->text, e->text_len);
+	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
+	if (!frames)
+		return false;
+	e->frames = frames;
+	e->nframes = n;
+	return true;
+}
+
+void fk_stackset_truncate(struct fk_stackset *t, uint32_t id)
+{
+	if (id >= t->count)
+		return;
+	t->count = id;
+	/* Built again from the stacks left when next needed (find_slot). */
+	fk_hashindex_free(&t->index);
 }
 
 uint32_t fk_stackset_find(const struct fk_stackset *t, size_t len, struct fk_text_hash h)
@@ -199,15 +251,24 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 		size_t slot = 0;
 		struct key k = { .check = e->check, .len = e->text_len };
 		uint32_t id = probe(t, e->hash, &k, &slot);
-		if (id == FK_STACKSET_NONE) {
+		bool fill = id != FK_STACKSET_NONE && t->stacks[id].nframes == 0 && e->nframes;
+		if ((id == FK_STACKSET_NONE && e->nframes) || fill) {
 			uint32_t *frames = take ? (uint32_t *)e->frames
 						: fk_arena_alloc(&t->seqs, (size_t)e->nframes * sizeof *frames);
-			if (frames) {
-				for (uint32_t f = 0; f < e->nframes; f++)
-					frames[f] = fmap[e->frames[f]];
-				id = add_entry(t, slot, frames, e->nframes, e->text_len,
-					       (struct fk_text_hash){ e->hash, e->check });
+			if (!frames)
+				id = FK_STACKSET_NONE;
+			for (uint32_t f = 0; frames && f < e->nframes; f++)
+				frames[f] = fmap[e->frames[f]];
+			if (frames && fill) {
+				t->stacks[id].frames = frames;
+				t->stacks[id].nframes = e->nframes;
+			} else if (frames) {
+				struct fk_stack_entry copy = *e;
+				copy.frames = frames;
+				id = add_entry(t, slot, copy);
 			}
+		} else if (id == FK_STACKSET_NONE) { /* not split yet: its text goes along */
+			id = add_entry(t, slot, *e);
 		}
 		map[i] = id;
 		ok = id != FK_STACKSET_NONE;

@@ -27,8 +27,11 @@
 #define FK_STACKSET_NONE UINT32_MAX
 
 struct fk_stack_entry {
-	const uint32_t *frames; /* root first, ids into the set's frames */
-	uint32_t nframes;       /* at least 1 */
+	union {
+		const uint32_t *frames; /* root first, ids into the set's frames */
+		const char *text;       /* nframes 0: not split yet (its text) */
+	};
+	uint32_t nframes;       /* at least 1 once split */
 	uint32_t text_len;      /* bytes of the text: names and the ';'s */
 	uint64_t hash, check;   /* fk_text_hash of the text */
 };
@@ -64,12 +67,26 @@ struct fk_stackset {
 uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
 			    struct fk_text_hash h, bool *added);
 
+/* fk_stackset_intern, but a stack new to t is not split yet: it keeps
+ * pointing at text, which must stay readable and unchanged until
+ * fk_stackset_split_lazy splits it. Readers of a big file meet most stacks
+ * many times and most of its unique stacks in each part: they split none,
+ * and each unique stack is split once after they are done. */
+uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t len,
+				 struct fk_text_hash h, bool *added);
+/* Splits stack id if it is not split yet. false when out of memory. */
+bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id);
+/* Forgets the stacks from id on (after a failure: stacks that could not
+ * be split). Their memory stays t's until it is freed. */
+void fk_stackset_truncate(struct fk_stackset *t, uint32_t id);
+
 /* Id of the stack or FK_STACKSET_NONE. */
 uint32_t fk_stackset_find(const struct fk_stackset *t, size_t len, struct fk_text_hash h);
 
 /* Adds every stack of from to t, map[i] receiving the id in t of from's
  * stack i. false when out of memory (map is then filled up to the stack
- * that failed). */
+ * that failed). A stack not split yet in from stays so in t, with the same
+ * text; one not split yet in t takes from's frames when from has them. */
 bool fk_stackset_merge(struct fk_stackset *t, const struct fk_stackset *from, uint32_t *map);
 /* The same for a set that is done with (hash partitions or pieces of one
  * input): what from holds that t lacks, names and sequences, is taken over,
@@ -84,6 +101,12 @@ static inline const struct fk_stack_entry *fk_stackset_get(const struct fk_stack
 							   uint32_t id)
 {
 	return &t->stacks[id];
+}
+
+/* Whether stack id is not split yet (fk_stackset_intern_lazy). */
+static inline bool fk_stackset_is_lazy(const struct fk_stackset *t, uint32_t id)
+{
+	return t->stacks[id].nframes == 0;
 }
 
 static inline const struct fk_str *fk_stackset_frame(const struct fk_stackset *t, uint32_t frame)

@@ -1124,7 +1124,7 @@ static void test_batch_matches_one_by_one(void **state)
 			fk_stackset_prefetch_slot(&batched.set, p[i].hash.hash);
 		}
 		size_t done = 99999;
-		assert_int_equal(fk_stacks_add_batch(&batched, p, n, &done), FK_STACKS_OK);
+		assert_int_equal(fk_stacks_add_batch(&batched, p, n, false, &done), FK_STACKS_OK);
 		assert_int_equal(done, n);
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(p[i].id, ids[at + i]);
@@ -1156,7 +1156,7 @@ static void test_batch_stops_at_overflow(void **state)
 	for (size_t i = 0; i < 5; i++)
 		p[i] = pending(&l[i]);
 	size_t done = 99999;
-	assert_int_equal(fk_stacks_add_batch(&s, p, 5, &done), FK_STACKS_OVERFLOW);
+	assert_int_equal(fk_stacks_add_batch(&s, p, 5, false, &done), FK_STACKS_OVERFLOW);
 	assert_int_equal(done, 2);
 	assert_int_equal(p[0].id, find(&s, "a"));
 	assert_int_equal(p[1].id, find(&s, "b"));
@@ -1166,7 +1166,7 @@ static void test_batch_stops_at_overflow(void **state)
 	assert_num(s.total, "340282366920938463463374607431768211455"); /* 2^128 - 1 */
 	assert_num(s.sums[p[0].id].value, "5");
 	/* The rest can still be added once the bad one is left out. */
-	assert_int_equal(fk_stacks_add_batch(&s, p + 3, 2, &done), FK_STACKS_OK);
+	assert_int_equal(fk_stacks_add_batch(&s, p + 3, 2, false, &done), FK_STACKS_OK);
 	assert_int_equal(done, 2);
 	assert_int_equal(p[3].id, p[0].id);
 	assert_int_equal(s.lines, 4);
@@ -1180,15 +1180,15 @@ static void test_batch_stops_at_overflow(void **state)
 	add_full(&t);
 	struct line big_before = { "e", num(U64_MAX_TEXT), num("0"), 2 };
 	p[0] = pending(&big_before);
-	assert_int_equal(fk_stacks_add_batch(&t, p, 1, &done), FK_STACKS_OK);
+	assert_int_equal(fk_stacks_add_batch(&t, p, 1, false, &done), FK_STACKS_OK);
 	assert_int_equal(done, 1);
-	assert_int_equal(fk_stacks_add_batch(&t, p, 1, &done), FK_STACKS_OVERFLOW);
+	assert_int_equal(fk_stacks_add_batch(&t, p, 1, false, &done), FK_STACKS_OVERFLOW);
 	assert_int_equal(done, 0);
 	assert_int_equal(t.lines, 1);
 	assert_num(t.total_before, "340282366920938463463374607431768211455");
 	assert_num(t.total, "340282366920938463444927863358058659840"); /* FULL: e's value is 0 */
 	assert_num(t.sums[find(&t, "e")].before, U64_MAX_TEXT);
-	assert_int_equal(fk_stacks_add_batch(&t, p, 0, &done), FK_STACKS_OK);
+	assert_int_equal(fk_stacks_add_batch(&t, p, 0, false, &done), FK_STACKS_OK);
 	assert_int_equal(done, 0);
 	fk_stacks_free(&t);
 }
