@@ -26,7 +26,7 @@ CFLAGS   ?=
 LDFLAGS  ?=
 FK_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. $(OPTFLAGS) $(WARN) -MMD -MP $(CFLAGS)
 FK_LDFLAGS = $(filter -fsanitize=%,$(OPTFLAGS)) $(LDFLAGS)
-LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lzstd -lxxhash -lpcre2-8 -lm -pthread
+LIBS     := -lyajl -lcairo -lfontconfig -ldw -lelf -liberty -lz -lzstd -lpcre2-8 -lm -pthread
 
 # Debian packages needed to build, test and demo.
 DEPS_PKGS := gcc make zlib1g-dev libzstd-dev zstd libxxhash-dev libpcre2-dev libcmocka-dev perl \
