@@ -9,6 +9,21 @@
  * a fuzzing run) costs a few hundred bytes, a big one a few more rebuilds. */
 #define FIRST_SLOTS 64
 
+/* Files entries 0..count-1 into x's empty slots. */
+static void file_all(struct fk_hashindex *x, const void *entries, uint32_t count, size_t stride,
+		     size_t hash_offset)
+{
+	const unsigned char *entry = entries;
+	for (uint32_t id = 0; id < count; id++, entry += stride) {
+		uint64_t h;
+		memcpy(&h, entry + hash_offset, sizeof h);
+		size_t at = fk_hashindex_home(x, h);
+		while (x->slots[at])
+			at = (at + 1) & x->mask;
+		fk_hashindex_put(x, at, h, id);
+	}
+}
+
 bool fk_hashindex_rebuild(struct fk_hashindex *x, const void *entries, uint32_t count,
 			  size_t stride, size_t hash_offset)
 {
@@ -19,18 +34,19 @@ bool fk_hashindex_rebuild(struct fk_hashindex *x, const void *entries, uint32_t 
 	if (!slots)
 		return false;
 	struct fk_hashindex built = { slots, nslots - 1 };
-	const unsigned char *entry = entries;
-	for (uint32_t id = 0; id < count; id++, entry += stride) {
-		uint64_t h;
-		memcpy(&h, entry + hash_offset, sizeof h);
-		size_t at = fk_hashindex_home(&built, h);
-		while (slots[at])
-			at = (at + 1) & built.mask;
-		fk_hashindex_put(&built, at, h, id);
-	}
+	file_all(&built, entries, count, stride, hash_offset);
 	free(x->slots);
 	*x = built;
 	return true;
+}
+
+void fk_hashindex_refill(struct fk_hashindex *x, const void *entries, uint32_t count,
+			 size_t stride, size_t hash_offset)
+{
+	if (!x->slots)
+		return;
+	memset(x->slots, 0, (x->mask + 1) * sizeof *x->slots);
+	file_all(x, entries, count, stride, hash_offset);
 }
 
 void fk_hashindex_free(struct fk_hashindex *x)

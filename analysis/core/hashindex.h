@@ -32,6 +32,11 @@ struct fk_hashindex {
 bool fk_hashindex_rebuild(struct fk_hashindex *x, const void *entries, uint32_t count,
 			  size_t stride, size_t hash_offset);
 
+/* Files entries 0..count-1 (fewer than it held) again in its own slots,
+ * which needs no memory: for a table that dropped its last entries. */
+void fk_hashindex_refill(struct fk_hashindex *x, const void *entries, uint32_t count,
+			 size_t stride, size_t hash_offset);
+
 /* Where the probe for hash h starts. */
 static inline size_t fk_hashindex_home(const struct fk_hashindex *x, uint64_t h)
 {

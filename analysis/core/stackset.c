@@ -193,8 +193,8 @@ void fk_stackset_truncate(struct fk_stackset *t, uint32_t id)
 	if (id >= t->count)
 		return;
 	t->count = id;
-	/* Built again from the stacks left when next needed (find_slot). */
-	fk_hashindex_free(&t->index);
+	fk_hashindex_refill(&t->index, t->stacks, t->count, sizeof *t->stacks,
+			    offsetof(struct fk_stack_entry, hash));
 }
 
 uint32_t fk_stackset_find(const struct fk_stackset *t, size_t len, struct fk_text_hash h)

@@ -77,7 +77,7 @@ uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t
 /* Splits stack id if it is not split yet. false when out of memory. */
 bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id);
 /* Forgets the stacks from id on (after a failure: stacks that could not
- * be split). Their memory stays t's until it is freed. */
+ * be split), with no memory needed. Theirs stays t's until it is freed. */
 void fk_stackset_truncate(struct fk_stackset *t, uint32_t id);
 
 /* Id of the stack or FK_STACKSET_NONE. */

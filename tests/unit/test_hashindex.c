@@ -2,7 +2,8 @@
  * a rebuild files every entry under its hash, grows at least twice over,
  * and sizes a dropped index for the entries it has; probes offer only ids
  * whose high hash bits match, in probe order, and end at the empty slot
- * where a new entry goes; an undone put leaves the probes as they were.
+ * where a new entry goes; an undone put leaves the probes as they were;
+ * a refill keeps only the first entries, in the same slots.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,12 +94,42 @@ static void test_crowded_past_half(void **state)
 	fk_hashindex_free(&x);
 }
 
+/* A refill keeps the slots and files only the entries kept: each is found
+ * again, the dropped ones are not, even where they had pushed a kept one
+ * along its probe. */
+static void test_refill_keeps_the_first_entries(void **state)
+{
+	(void)state;
+	struct entry e[100];
+	for (uint32_t i = 0; i < 100; i++) /* homes crowd: probes pass dropped entries */
+		e[i] = (struct entry){ "x", (uint64_t)(i + 1) << 32 | (i % 5) };
+	struct fk_hashindex x = { 0 };
+	assert_true(fk_hashindex_rebuild(&x, e, 100, sizeof *e, offsetof(struct entry, hash)));
+	size_t slots = x.mask + 1;
+	uint64_t *kept = x.slots;
+	fk_hashindex_refill(&x, e, 40, sizeof *e, offsetof(struct entry, hash));
+	assert_ptr_equal(x.slots, kept);
+	assert_int_equal(x.mask + 1, slots);
+	for (uint32_t i = 0; i < 100; i++) {
+		uint32_t ids[4];
+		size_t end;
+		size_t n = candidates(&x, e[i].hash, ids, 4, &end);
+		assert_int_equal(n, i < 40 ? 1 : 0);
+		if (n)
+			assert_int_equal(ids[0], i);
+	}
+	fk_hashindex_free(&x);
+	fk_hashindex_refill(&x, e, 0, sizeof *e, offsetof(struct entry, hash)); /* none: nothing */
+	assert_null(x.slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rebuild_files_every_entry),
 		cmocka_unit_test(test_probe_offers_matching_high_bits_and_ends_empty),
 		cmocka_unit_test(test_crowded_past_half),
+		cmocka_unit_test(test_refill_keeps_the_first_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

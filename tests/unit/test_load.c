@@ -527,6 +527,33 @@ static char *bad_text(const struct model *m, const char *name, unsigned shown)
 	return buf;
 }
 
+/* The table by id: each stack's text and frame ids, each frame's name. Two
+ * loads of one file give the same ids, stacks and frames, whatever the
+ * threads (the ids one reader gives them, in order of first sight). */
+static char *dump_ids(const struct fk_stacks *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (uint32_t id = 0; id < fk_stacks_count(s); id++) {
+		const struct fk_stack_entry *e = fk_stackset_get(&s->set, id);
+		assert_int_not_equal(e->nframes, 0); /* nothing left unsplit */
+		const struct fk_str *k = stack_text(s, id);
+		fwrite(k->p, 1, k->len, f);
+		for (uint32_t i = 0; i < e->nframes; i++)
+			fprintf(f, " %u", e->frames[i]);
+		fputc('\n', f);
+	}
+	for (uint32_t frame = 0; frame < s->set.frames.count; frame++) {
+		const struct fk_str *name = fk_stackset_frame(&s->set, frame);
+		fwrite(name->p, 1, name->len, f);
+		fputc('\n', f);
+	}
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 /* ---- fixtures ----------------------------------------------------------- */
 
 static int setup(void **state)
@@ -554,7 +581,7 @@ static void test_threads_same_table(void **state)
 	/* 99 is capped at the maximum, 0 and junk mean one thread, NULL (unset)
 	 * the number of CPUs. */
 	const char *threads[] = { "1", "2", "3", "5", "16", "99", "0", "x", NULL };
-	char *want = NULL;
+	char *want = NULL, *want_ids = NULL;
 	char *want_err = bad_text(m, m->path, FK_DIAG_MAX_SHOWN);
 	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
 		struct fk_stacks s = { 0 };
@@ -564,13 +591,16 @@ static void test_threads_same_table(void **state)
 		assert_int_equal(load(m->path, threads[i], &s, NULL, &d, &err), FK_INPUT_OK);
 		char what[64];
 		snprintf(what, sizeof what, "FLAMEKIT_THREADS=%s", threads[i] ? threads[i] : "(unset)");
-		char *got = dump(&s);
+		char *got = dump(&s), *got_ids = dump_ids(&s);
 		if (!want) {
 			check_model(&s, m);
 			want = got;
+			want_ids = got_ids;
 		} else {
 			assert_same_text(what, want, got);
+			assert_same_text(what, want_ids, got_ids);
 			free(got);
+			free(got_ids);
 		}
 		/* The first FK_DIAG_MAX_SHOWN bad lines, in file order, all counted. */
 		assert_same_text(what, want_err, err);
@@ -579,6 +609,7 @@ static void test_threads_same_table(void **state)
 		fk_stacks_free(&s);
 	}
 	free(want);
+	free(want_ids);
 	free(want_err);
 }
 
@@ -590,15 +621,20 @@ static void test_streaming_same_table(void **state)
 	struct fk_diag d;
 	diag(&d);
 	assert_int_equal(load(m->path, "3", &ref, NULL, &d, NULL), FK_INPUT_OK);
-	char *want = dump(&ref);
+	char *want = dump(&ref), *want_ids = dump_ids(&ref);
 
-	/* Standard input from a pipe. */
+	/* Standard input from a pipe: the same ids as the mapped file's three
+	 * readers gave (streamed lines split each new stack at once). */
 	struct fk_stacks s = { 0 };
 	diag(&d);
 	char *err;
 	assert_int_equal(load_stdin(m->path, &s, &d, &err), FK_INPUT_OK);
 	char *got = dump(&s);
 	assert_same_text("stdin", want, got);
+	free(got);
+	got = dump_ids(&s);
+	assert_same_text("stdin ids", want_ids, got);
+	free(want_ids);
 	char *want_err = bad_text(m, "<stdin>", FK_DIAG_MAX_SHOWN);
 	assert_string_equal(err, want_err);
 	assert_int_equal(d.bad_lines, m->nbad);

@@ -276,6 +276,94 @@ static void test_text_hash(void **state)
 	free(moved);
 }
 
+/* A stack interned lazily keeps its text until it is split: it is found
+ * by its identity meanwhile, and split gives the frames (and names, in
+ * order) an eager intern would. Merges carry a lazy stack as it is, and a
+ * lazy stack takes the frames of the same stack split elsewhere. */
+static void test_lazy_stacks(void **state)
+{
+	(void)state;
+	static const char *const texts[] = { "a;b;c", "a;b;d", "x", "a;b;c;e" };
+	enum { N = sizeof texts / sizeof texts[0] };
+	struct fk_stackset lazy = { 0 }, eager = { 0 };
+	for (uint32_t i = 0; i < N; i++) {
+		size_t len = strlen(texts[i]);
+		bool added;
+		assert_int_equal(fk_stackset_intern_lazy(&lazy, texts[i], len, fk_text_hash(texts[i], len),
+							 &added), i);
+		assert_true(added);
+		assert_true(fk_stackset_is_lazy(&lazy, i));
+		assert_int_equal(fk_stackset_intern_lazy(&lazy, texts[i], len, fk_text_hash(texts[i], len),
+							 &added), i);
+		assert_false(added);
+		assert_int_equal(fk_stackset_find(&lazy, len, fk_text_hash(texts[i], len)), i);
+		intern(&eager, texts[i], len, NULL);
+	}
+	assert_int_equal(lazy.frames.count, 0);
+
+	/* Carried by a merge; the copy is split where it went. */
+	struct fk_stackset t = { 0 };
+	intern(&t, "x", 1, NULL);
+	uint32_t map[N];
+	assert_true(fk_stackset_merge(&t, &lazy, map));
+	assert_int_equal(map[2], 0);
+	assert_true(fk_stackset_is_lazy(&t, map[0]) && fk_stackset_is_lazy(&t, map[3]));
+	for (uint32_t i = 0; i < N; i++) {
+		assert_true(fk_stackset_split_lazy(&t, map[i]));
+		assert_text(&t, map[i], texts[i], strlen(texts[i]));
+	}
+
+	/* Split in id order: the frames and names an eager intern gave. */
+	for (uint32_t i = 0; i < N; i++) {
+		assert_true(fk_stackset_split_lazy(&lazy, i));
+		assert_false(fk_stackset_is_lazy(&lazy, i));
+		assert_int_equal(fk_stackset_get(&lazy, i)->nframes, fk_stackset_get(&eager, i)->nframes);
+		assert_memory_equal(fk_stackset_get(&lazy, i)->frames, fk_stackset_get(&eager, i)->frames,
+				    fk_stackset_get(&eager, i)->nframes * sizeof(uint32_t));
+		assert_text(&lazy, i, texts[i], strlen(texts[i]));
+	}
+	assert_int_equal(lazy.frames.count, eager.frames.count);
+
+	/* A lazy stack takes the frames of the same stack from a split set. */
+	struct fk_stackset waiting = { 0 };
+	assert_int_equal(fk_stackset_intern_lazy(&waiting, "q;a;b", 5, fk_text_hash("q;a;b", 5), NULL), 0);
+	struct fk_stackset split = { 0 };
+	intern(&split, "a;b", 3, NULL);
+	intern(&split, "q;a;b", 5, NULL);
+	assert_true(fk_stackset_take(&waiting, &split, map));
+	fk_stackset_free(&split);
+	assert_int_equal(map[1], 0);
+	assert_false(fk_stackset_is_lazy(&waiting, 0));
+	assert_text(&waiting, 0, "q;a;b", 5);
+	assert_text(&waiting, map[0], "a;b", 3);
+
+	fk_stackset_free(&lazy);
+	fk_stackset_free(&eager);
+	fk_stackset_free(&t);
+	fk_stackset_free(&waiting);
+}
+
+/* Truncated, a set forgets the stacks from an id on; what it kept is
+ * found, and a forgotten text comes back as a new stack at that id. */
+static void test_truncate(void **state)
+{
+	(void)state;
+	struct fk_stackset t = { 0 };
+	intern(&t, "a;b", 3, NULL);
+	intern(&t, "a;c", 3, NULL);
+	assert_int_equal(fk_stackset_intern_lazy(&t, "a;d", 3, fk_text_hash("a;d", 3), NULL), 2);
+	fk_stackset_truncate(&t, 1);
+	assert_int_equal(t.count, 1);
+	assert_int_equal(fk_stackset_find(&t, 3, fk_text_hash("a;b", 3)), 0);
+	assert_int_equal(fk_stackset_find(&t, 3, fk_text_hash("a;c", 3)), FK_STACKSET_NONE);
+	assert_int_equal(fk_stackset_find(&t, 3, fk_text_hash("a;d", 3)), FK_STACKSET_NONE);
+	bool added;
+	assert_int_equal(intern(&t, "a;d", 3, &added), 1);
+	assert_true(added);
+	assert_text(&t, 1, "a;d", 3);
+	fk_stackset_free(&t);
+}
+
 static void fill(struct fk_stackset *t, unsigned from, unsigned to, unsigned step)
 {
 	char buf[96];
@@ -390,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_same_hash_told_apart),
 		cmocka_unit_test(test_same_hash_long_texts_told_apart),
 		cmocka_unit_test(test_text_hash),
+		cmocka_unit_test(test_lazy_stacks),
+		cmocka_unit_test(test_truncate),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_take_keeps_sequences_and_names),
 		cmocka_unit_test(test_take_out_of_memory),
