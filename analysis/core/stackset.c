@@ -52,8 +52,7 @@ static uint32_t add_entry(struct fk_stackset *t, size_t slot, struct fk_stack_en
 		return FK_STACKSET_NONE;
 	uint32_t id = t->count++;
 	t->stacks[id] = e;
-	struct fk_text_hash h = { e.hash, e.check };
-	fk_hashindex_put(&t->index, slot, h.hash, id);
+	fk_hashindex_put(&t->index, slot, e.hash, id);
 	if (fk_hashindex_crowded(&t->index, t->count) && !rebuild_index(t)) {
 		fk_hashindex_unput(&t->index, slot);
 		t->count--;
@@ -83,8 +82,9 @@ static bool starts_with_frame(const struct fk_stackset *t, uint32_t f, const cha
 /* text's frame ids into t->scratch, their count returned (0: out of
  * memory). New stacks come in runs that share their outer frames, so the
  * ids the last split left there are taken as they are while their names
- * match the text, without hashing a name. The other names are all found and hashed first and their slots fetched, so
- * the lookups' cache misses overlap instead of coming one a name. */
+ * match the text, without hashing a name. The other names are all found
+ * and hashed first and their slots fetched, so the lookups' cache misses
+ * overlap instead of coming one a name. */
 static uint32_t split(struct fk_stackset *t, const char *text, size_t len)
 {
 	uint32_t n = 0, reusable = t->scratch_split;
@@ -226,6 +226,33 @@ static uint32_t *frame_map(struct fk_stackset *t, struct fk_stackset *from, bool
 	return map;
 }
 
+/* from's stack e in t, where a probe found it at id or ended at slot. Its
+ * frames are rewritten in t's ids where t lacks them: take: where they
+ * are (t adopts from's arena); otherwise into a copy in t's. */
+static uint32_t merge_one(struct fk_stackset *t, const struct fk_stack_entry *e, uint32_t id,
+			  size_t slot, const uint32_t *fmap, bool take)
+{
+	bool lazy_in_t = id != FK_STACKSET_NONE && t->stacks[id].nframes == 0;
+	if (id != FK_STACKSET_NONE && !(lazy_in_t && e->nframes))
+		return id;
+	if (e->nframes == 0) /* new to t and not split yet: its text goes along */
+		return add_entry(t, slot, *e);
+	uint32_t *frames = take ? (uint32_t *)e->frames
+				: fk_arena_alloc(&t->seqs, (size_t)e->nframes * sizeof *frames);
+	if (!frames)
+		return FK_STACKSET_NONE;
+	for (uint32_t f = 0; f < e->nframes; f++)
+		frames[f] = fmap[e->frames[f]];
+	if (lazy_in_t) { /* t's copy, not split yet, takes from's frames */
+		t->stacks[id].frames = frames;
+		t->stacks[id].nframes = e->nframes;
+		return id;
+	}
+	struct fk_stack_entry copy = *e;
+	copy.frames = frames;
+	return add_entry(t, slot, copy);
+}
+
 /* Adds from's stacks to t. A stack new to t gets its frames in t's ids:
  * take: rewritten where they are (t adopts from's arena); otherwise into
  * a copy in t's, and from is left as it was. */
@@ -246,32 +273,12 @@ static bool merge(struct fk_stackset *t, struct fk_stackset *from, bool take, ui
 		if (i + 16 < from->count)
 			fk_hashindex_prefetch(&t->index, from->stacks[i + 16].hash);
 		const struct fk_stack_entry *e = &from->stacks[i];
-		/* Both sets know a stack by its text's identity: only a stack new
-		 * to t has its frames rewritten in t's ids. */
+		/* Both sets know a stack by its text's identity. */
 		size_t slot = 0;
 		struct key k = { .check = e->check, .len = e->text_len };
 		uint32_t id = probe(t, e->hash, &k, &slot);
-		bool fill = id != FK_STACKSET_NONE && t->stacks[id].nframes == 0 && e->nframes;
-		if ((id == FK_STACKSET_NONE && e->nframes) || fill) {
-			uint32_t *frames = take ? (uint32_t *)e->frames
-						: fk_arena_alloc(&t->seqs, (size_t)e->nframes * sizeof *frames);
-			if (!frames)
-				id = FK_STACKSET_NONE;
-			for (uint32_t f = 0; frames && f < e->nframes; f++)
-				frames[f] = fmap[e->frames[f]];
-			if (frames && fill) {
-				t->stacks[id].frames = frames;
-				t->stacks[id].nframes = e->nframes;
-			} else if (frames) {
-				struct fk_stack_entry copy = *e;
-				copy.frames = frames;
-				id = add_entry(t, slot, copy);
-			}
-		} else if (id == FK_STACKSET_NONE) { /* not split yet: its text goes along */
-			id = add_entry(t, slot, *e);
-		}
-		map[i] = id;
-		ok = id != FK_STACKSET_NONE;
+		map[i] = merge_one(t, e, id, slot, fmap, take);
+		ok = map[i] != FK_STACKSET_NONE;
 	}
 	if (take)
 		fk_arena_adopt(&t->seqs, &from->seqs);
