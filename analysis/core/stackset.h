@@ -36,11 +36,11 @@ struct fk_stack_entry {
 	uint64_t hash, check;   /* fk_text_hash of the text */
 };
 
-/* A stack text's identity (strhash.c): 128 bits of XXH3 under a secret
- * drawn at random once per process. hash picks the slot; a text with the
- * same hash, check and length as a stack is that stack. Two different
- * texts share all three with a chance of 2^-128, and without the secret,
- * which never leaves the process, no input can aim at it. */
+/* A stack text's identity (strhash.c): hash (XXH3, 64 bits) picks the
+ * slot; a text with the same hash, check and length as a stack is that
+ * stack. check is a polynomial hash at a secret point drawn once per
+ * process: two different texts of L bytes share it with a chance of at
+ * most (L / 7 + 2) / (2^61 - 1), whatever they hold (polyhash.h). */
 struct fk_text_hash {
 	uint64_t hash;
 	uint64_t check;

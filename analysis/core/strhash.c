@@ -1,17 +1,19 @@
 /* strhash.c - fk_text_hash, the identity of whole stack texts.
  *
- * A line of stack text is looked up by 128 bits of XXH3 and, when a stack
- * with the same 128 bits is there, taken to be that stack without reading
- * its names back: comparing a kilobyte line with some thirty names
+ * A line of stack text is looked up by its hash and, when a stack with the
+ * same hash, check and length is there, taken to be that stack without
+ * reading its names back: comparing a kilobyte line with some thirty names
  * scattered over the table cost more than anything else a line does.
  *
- * The secret XXH3 mixes with is drawn at random once per process and never
- * leaves it. Two different texts then share their 128 bits with a chance of
- * 2^-128 whatever they hold, and an input cannot be made to collide without
- * the secret (XXH3 is not made to resist collisions built on purpose by
- * someone who knows the secret, and its default one is published). The
- * hash values, and so the slots stacks land in, differ from run to run;
- * ids and every output do not.
+ * hash is XXH3 (64 bits) and picks the slot; check is a polynomial hash
+ * modulo 2^61 - 1 at a secret point (polyhash.h), which bounds the chance
+ * that two different texts share it, whatever they hold: at most
+ * (L / 7 + 2) / (2^61 - 1) for texts of L bytes, about 2^-54 for kilobyte
+ * stacks, and texts built on purpose do no better. XXH3 alone gives no
+ * such bound: texts built for it share all 128 of its bits for one random
+ * secret in about 2^26 (xxHash issue #1127). Both keys are drawn at random
+ * once per process and never leave it; the hash values, and so the slots
+ * stacks land in, differ from run to run, ids and every output do not.
  *
  * XXH3 is built inline for the baseline vector unit (SSE2 on x86-64). On
  * the 1 GB bench input that reads it faster than libxxhash's run-time
@@ -24,9 +26,12 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "analysis/core/polyhash.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -35,10 +40,11 @@
 #define SECRET_BYTES 192
 
 static unsigned char secret[SECRET_BYTES];
+static struct fk_polykey point;
 static pthread_once_t made = PTHREAD_ONCE_INIT;
 
-/* splitmix64: spreads a weak seed over the secret when the kernel has no
- * random bytes to give (no getrandom, a seccomp filter). */
+/* splitmix64: spreads a seed over the keys when the kernel has no random
+ * bytes to give now (no getrandom, a seccomp filter). */
 static uint64_t mix(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -47,23 +53,34 @@ static uint64_t mix(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static void make_secret(void)
+static void make_keys(void)
 {
-	if (getrandom(secret, sizeof secret, GRND_NONBLOCK) != (ssize_t)sizeof secret) {
+	unsigned char bytes[SECRET_BYTES + 8];
+	if (getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != (ssize_t)sizeof bytes) {
+		/* The 16 random bytes the kernel gave this process at exec, the
+		 * clock and the pid. */
+		uint64_t state, at_random[2] = { 0, 0 };
+		const void *r = (const void *)getauxval(AT_RANDOM);
+		if (r)
+			memcpy(at_random, r, sizeof at_random);
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		uint64_t state = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-		state ^= (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&state;
-		for (size_t k = 0; k < sizeof secret; k += 8) {
+		state = at_random[0] ^ mix(&at_random[1]) ^ (uint64_t)ts.tv_nsec ^
+			(uint64_t)getpid() << 32;
+		for (size_t k = 0; k < sizeof bytes; k += 8) {
 			uint64_t w = mix(&state);
-			memcpy(secret + k, &w, 8);
+			memcpy(bytes + k, &w, 8);
 		}
 	}
+	memcpy(secret, bytes, sizeof secret);
+	uint64_t k;
+	memcpy(&k, bytes + SECRET_BYTES, sizeof k);
+	fk_polykey_init(&point, k % (FK_POLY_PRIME - 1) + 1);
 }
 
 struct fk_text_hash fk_text_hash(const char *p, size_t len)
 {
-	pthread_once(&made, make_secret);
-	XXH128_hash_t h = XXH3_128bits_withSecret(p, len, secret, sizeof secret);
-	return (struct fk_text_hash){ .hash = h.low64, .check = h.high64 };
+	pthread_once(&made, make_keys);
+	return (struct fk_text_hash){ .hash = XXH3_64bits_withSecret(p, len, secret, sizeof secret),
+				      .check = fk_polyhash(p, len, &point) };
 }

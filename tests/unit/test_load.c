@@ -1029,7 +1029,7 @@ static void test_into_keeps_previous(void **state)
 			   stack);
 	write_file(prev, text, (size_t)len);
 
-	char *want = NULL;
+	char *want = NULL, *want_ids = NULL;
 	const char *threads[] = { "1", "2", "5" };
 	for (size_t i = 0; i < 3; i++) {
 		struct fk_stacks s = { 0 };
@@ -1055,16 +1055,20 @@ static void test_into_keeps_previous(void **state)
 		assert_num(s.sums[id].before, "1");
 		assert_num(s.sums[id].value, "2.5");
 		assert_true(s.sums[id].diff);
-		char *got = dump(&s);
-		if (!want)
+		char *got = dump(&s), *got_ids = dump_ids(&s);
+		if (!want) {
 			want = got;
-		else {
+			want_ids = got_ids;
+		} else {
 			assert_same_text(threads[i], want, got);
+			assert_same_text(threads[i], want_ids, got_ids);
 			free(got);
+			free(got_ids);
 		}
 		fk_stacks_free(&s);
 	}
 	free(want);
+	free(want_ids);
 }
 
 static void test_two_loads_add_up(void **state)

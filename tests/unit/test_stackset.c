@@ -1,7 +1,7 @@
 /* test_stackset.c - stacks kept as frame id sequences: texts round-trip
  * (also split in runs that share frames), a stack is known by its text's
- * 128-bit hash (texts one byte apart are told apart, also when their slot
- * hashes collide), merges keep every stack. */
+ * hash and check (texts one byte apart are told apart, also when their
+ * slot hashes collide), merges keep every stack. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -238,9 +238,9 @@ static void test_same_hash_long_texts_told_apart(void **state)
 }
 
 /* fk_text_hash depends on the bytes only (not on where they are), and one
- * changed byte, or one byte less, changes both of its halves, on texts of
- * every size XXH3 treats its own way (up to 16, 128 and 240 bytes, then
- * long, in stripes and blocks). */
+ * changed byte, or one byte less, changes both its hash and its check, on
+ * texts of every size XXH3 treats its own way (up to 16, 128 and 240
+ * bytes, then long, in stripes and blocks). */
 static void test_text_hash(void **state)
 {
 	(void)state;
