@@ -1,19 +1,24 @@
-/* polyhash.c - the keyed polynomial hash (see polyhash.h).
+/* polyhash.c - the keyed universal hash (see polyhash.h).
  *
- * With chunks c_0 .. c_{n-1} and c_n = len, the value is
- * sum c_i k^(n + 1 - i) mod p, by Horner's rule sixteen chunks at a time:
- * acc k^16 + c_0 k^15 + ... + c_15, whose products are independent (one
- * waits on acc) and reduced once, so the multiplier is kept busy instead
- * of waiting on a chain of one product and reduction per chunk.
+ * NH of a block of 32-bit words m_0 .. m_{2w-1} (little-endian; the last
+ * block's tail padded with zero bytes to 16) under key words k:
+ * sum ((m_2i + k_2i) mod 2^32) (m_2i+1 + k_2i+1 mod 2^32) mod 2^64. Each
+ * block gives two such sums, under k and under k moved by four words; their
+ * 32-bit halves are four coefficients, the text's length the last one.
  */
 #include "analysis/core/polyhash.h"
 
 #include <string.h>
 
+/* FK_POLYHASH_SCALAR: the portable NH everywhere (its unit test). */
+#if defined(__SSE2__) && !defined(FK_POLYHASH_SCALAR)
+#define NH_SSE2 1
+#include <emmintrin.h>
+#endif
+
 typedef unsigned __int128 u128;
 
 #define P FK_POLY_PRIME
-#define CHUNK 7
 
 /* x mod p for x < 2^127: 2^61 is 1 mod p, so the bits above 61 fold down. */
 static inline uint64_t reduce(u128 x)
@@ -24,59 +29,91 @@ static inline uint64_t reduce(u128 x)
 	return r >= P ? r - P : r;
 }
 
-static inline uint64_t mul(uint64_t a, uint64_t b)
+static inline uint32_t load32(const unsigned char *p)
 {
-	return reduce((u128)a * b);
-}
-
-void fk_polykey_init(struct fk_polykey *key, uint64_t k)
-{
-	key->pow[0] = 1;
-	for (int i = 1; i <= FK_POLY_BLOCK; i++)
-		key->pow[i] = mul(key->pow[i - 1], k);
-}
-
-/* The 7 bytes at p as a number (< 2^56 < p), reading 8. */
-static inline uint64_t chunk8(const unsigned char *p)
-{
-	uint64_t w;
+	uint32_t w;
 	memcpy(&w, p, sizeof w);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
+	w = __builtin_bswap32(w);
 #endif
-	return w & (((uint64_t)1 << 56) - 1);
-}
-
-/* The n (< 8) bytes at p as a number, reading only them. */
-static inline uint64_t chunk_tail(const unsigned char *p, size_t n)
-{
-	uint64_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		w |= (uint64_t)p[i] << (8 * i);
 	return w;
 }
 
-uint64_t fk_polyhash(const void *data, size_t len, const struct fk_polykey *key)
+void fk_polykey_init(struct fk_polykey *key, const unsigned char *random)
+{
+	for (size_t i = 0; i < FK_NH_WORDS; i++)
+		key->nh[i] = load32(random + 4 * i);
+	for (int i = 0; i < 2; i++) {
+		uint64_t k;
+		memcpy(&k, random + 4 * FK_NH_WORDS + 8 * i, sizeof k);
+		key->pow[i][0] = 1;
+		key->pow[i][1] = k % (P - 1) + 1;
+		for (int e = 2; e <= 4; e++)
+			key->pow[i][e] = reduce((u128)key->pow[i][e - 1] * key->pow[i][1]);
+	}
+}
+
+/* The two NH sums of n bytes at p (n a multiple of 16, at most a block). */
+static void nh(const unsigned char *p, size_t n, const uint32_t *k, uint64_t sum[2])
+{
+#ifdef NH_SSE2
+	__m128i a0 = _mm_setzero_si128(), a1 = _mm_setzero_si128();
+	for (size_t i = 0; i < n; i += 16, k += 4) {
+		__m128i m = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i x = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)k));
+		__m128i y = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)(k + 4)));
+		/* the low word of each 64-bit lane times its high word */
+		a0 = _mm_add_epi64(a0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+		a1 = _mm_add_epi64(a1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
+	}
+	uint64_t l0[2], l1[2];
+	_mm_storeu_si128((__m128i *)l0, a0);
+	_mm_storeu_si128((__m128i *)l1, a1);
+	sum[0] = l0[0] + l0[1];
+	sum[1] = l1[0] + l1[1];
+#else
+	sum[0] = sum[1] = 0;
+	for (size_t i = 0; i < n; i += 8, k += 2)
+		for (int t = 0; t < 2; t++) {
+			uint32_t x = load32(p + i) + k[4 * t], y = load32(p + i + 4) + k[4 * t + 1];
+			sum[t] += (uint64_t)x * y;
+		}
+#endif
+}
+
+/* Horner's rule over a block's four coefficients, the 32-bit halves of
+ * its two sums, at each point: acc k^4 + c0 k^3 + c1 k^2 + c2 k + c3, whose
+ * products do not wait on each other (under 2^127 together). */
+static inline void horner4(uint64_t acc[2], const uint64_t pow[2][5], const uint64_t sum[2])
+{
+	uint64_t c0 = sum[0] & 0xFFFFFFFF, c1 = sum[0] >> 32, c2 = sum[1] & 0xFFFFFFFF,
+		 c3 = sum[1] >> 32;
+	for (int i = 0; i < 2; i++)
+		acc[i] = reduce((u128)acc[i] * pow[i][4] + (u128)c0 * pow[i][3] +
+				(u128)c1 * pow[i][2] + (u128)c2 * pow[i][1] + c3);
+}
+
+void fk_polyhash(const void *data, size_t len, const struct fk_polykey *key, uint64_t out[2])
 {
 	const unsigned char *p = data;
-	const uint64_t *k = key->pow;
-	uint64_t acc = 0;
-	size_t left = len;
-	/* FK_POLY_BLOCK chunks at a time, while 8-byte reads stay inside. The
-	 * sum of their products stays under 2^127: 17 of them under 2^122. */
-	while (left >= FK_POLY_BLOCK * CHUNK + 1) {
-		u128 sum = (u128)acc * k[FK_POLY_BLOCK];
-		for (int i = 0; i < FK_POLY_BLOCK; i++)
-			sum += (u128)chunk8(p + i * CHUNK) * k[FK_POLY_BLOCK - 1 - i];
-		acc = reduce(sum);
-		p += FK_POLY_BLOCK * CHUNK;
-		left -= FK_POLY_BLOCK * CHUNK;
+	uint64_t acc[2] = { 0, 0 };
+	for (size_t left = len; left > 0;) {
+		size_t n = left < FK_NH_BLOCK ? left : FK_NH_BLOCK, whole = n & ~(size_t)15;
+		uint64_t sum[2];
+		nh(p, whole, key->nh, sum);
+		if (whole < n) { /* the last block's tail, padded with zeros */
+			unsigned char tail[16] = { 0 };
+			uint64_t more[2];
+			memcpy(tail, p + whole, n - whole);
+			nh(tail, 16, key->nh + whole / 4, more);
+			sum[0] += more[0];
+			sum[1] += more[1];
+		}
+		horner4(acc, key->pow, sum);
+		p += n;
+		left -= n;
 	}
-	for (; left >= CHUNK + 1; p += CHUNK, left -= CHUNK)
-		acc = reduce((u128)acc * k[1] + chunk8(p));
-	if (left) /* the last 1 to 7 bytes: one more chunk */
-		acc = reduce((u128)acc * k[1] + chunk_tail(p, left));
-	/* The length last: texts that differ only in trailing zero bytes, or
-	 * in where their last chunk ends, still differ. */
-	return reduce((u128)acc * k[1] + (uint64_t)len % P);
+	/* The length last: texts of different lengths differ there. */
+	for (int i = 0; i < 2; i++)
+		out[i] = reduce((u128)acc[i] * key->pow[i][1] + (uint64_t)len % P);
 }

@@ -36,11 +36,10 @@ struct fk_stack_entry {
 	uint64_t hash, check;   /* fk_text_hash of the text */
 };
 
-/* A stack text's identity (strhash.c): hash (XXH3, 64 bits) picks the
- * slot; a text with the same hash, check and length as a stack is that
- * stack. check is a polynomial hash at a secret point drawn once per
- * process: two different texts of L bytes share it with a chance of at
- * most (L / 7 + 2) / (2^61 - 1), whatever they hold (polyhash.h). */
+/* A stack text's identity (strhash.c): a text with the same hash, check
+ * and length as a stack is that stack. Both come from a universal hash
+ * under a key drawn once per process: two different texts share them with
+ * a chance of about 2^-64, whatever they hold (polyhash.h). */
 struct fk_text_hash {
 	uint64_t hash;
 	uint64_t check;

@@ -5,21 +5,13 @@
  * reading its names back: comparing a kilobyte line with some thirty names
  * scattered over the table cost more than anything else a line does.
  *
- * hash is XXH3 (64 bits) and picks the slot; check is a polynomial hash
- * modulo 2^61 - 1 at a secret point (polyhash.h), which bounds the chance
- * that two different texts share it, whatever they hold: at most
- * (L / 7 + 2) / (2^61 - 1) for texts of L bytes, about 2^-54 for kilobyte
- * stacks, and texts built on purpose do no better. XXH3 alone gives no
- * such bound: texts built for it share all 128 of its bits for one random
- * secret in about 2^26 (xxHash issue #1127). Both keys are drawn at random
- * once per process and never leave it; the hash values, and so the slots
- * stacks land in, differ from run to run, ids and every output do not.
- *
- * XXH3 is built inline for the baseline vector unit (SSE2 on x86-64). On
- * the 1 GB bench input that reads it faster than libxxhash's run-time
- * dispatch (which picked AVX-512 on a Xeon: 0.47 s against 0.56 s, medians
- * of 11), though the wide build hashes a kilobyte alone faster: the wide
- * units cost the rest of the reading more than they save.
+ * Both come from a keyed universal hash (polyhash.h) under a key drawn at
+ * random once per process, which never leaves it: two different texts
+ * share them with a chance of about 2^-64, whatever bytes they hold. A
+ * fast hash such as XXH3 gives no such bound (texts built for it share all
+ * 128 of its bits for one random secret in about 2^26). The values, and so
+ * the slots stacks land in, differ from run to run; ids and every output
+ * do not.
  */
 #include "analysis/core/stackset.h"
 
@@ -33,17 +25,10 @@
 
 #include "analysis/core/polyhash.h"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-/* More than XXH3's minimum of 136 bytes; its default secret is 192. */
-#define SECRET_BYTES 192
-
-static unsigned char secret[SECRET_BYTES];
-static struct fk_polykey point;
+static struct fk_polykey key;
 static pthread_once_t made = PTHREAD_ONCE_INIT;
 
-/* splitmix64: spreads a seed over the keys when the kernel has no random
+/* splitmix64: spreads a seed over the key when the kernel has no random
  * bytes to give now (no getrandom, a seccomp filter). */
 static uint64_t mix(uint64_t *state)
 {
@@ -53,10 +38,14 @@ static uint64_t mix(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static void make_keys(void)
+static void make_key(void)
 {
-	unsigned char bytes[SECRET_BYTES + 8];
-	if (getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != (ssize_t)sizeof bytes) {
+	unsigned char bytes[FK_POLYKEY_RANDOM];
+	size_t got = 0;
+	for (ssize_t n; got < sizeof bytes; got += (size_t)n)
+		if ((n = getrandom(bytes + got, sizeof bytes - got, GRND_NONBLOCK)) <= 0)
+			break;
+	if (got < sizeof bytes) {
 		/* The 16 random bytes the kernel gave this process at exec, the
 		 * clock and the pid. */
 		uint64_t state, at_random[2] = { 0, 0 };
@@ -69,18 +58,18 @@ static void make_keys(void)
 			(uint64_t)getpid() << 32;
 		for (size_t k = 0; k < sizeof bytes; k += 8) {
 			uint64_t w = mix(&state);
-			memcpy(bytes + k, &w, 8);
+			memcpy(bytes + k, &w, sizeof bytes - k < 8 ? sizeof bytes - k : 8);
 		}
 	}
-	memcpy(secret, bytes, sizeof secret);
-	uint64_t k;
-	memcpy(&k, bytes + SECRET_BYTES, sizeof k);
-	fk_polykey_init(&point, k % (FK_POLY_PRIME - 1) + 1);
+	fk_polykey_init(&key, bytes);
 }
 
 struct fk_text_hash fk_text_hash(const char *p, size_t len)
 {
-	pthread_once(&made, make_keys);
-	return (struct fk_text_hash){ .hash = XXH3_64bits_withSecret(p, len, secret, sizeof secret),
-				      .check = fk_polyhash(p, len, &point) };
+	pthread_once(&made, make_key);
+	uint64_t v[2];
+	fk_polyhash(p, len, &key, v);
+	/* Both values are under 2^61: the slot hash gets bits everywhere,
+	 * and (hash, check) still gives back both. */
+	return (struct fk_text_hash){ .hash = v[0] ^ v[1] << 32, .check = v[1] };
 }
