@@ -119,6 +119,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflamekit.a
 $(BUILD)/tests/test_stackset: FK_LDFLAGS += -Wl,--wrap=realloc
 # test_folded_write makes an output block's malloc fail.
 $(BUILD)/tests/test_folded_write: FK_LDFLAGS += -Wl,--wrap=malloc
+$(BUILD)/tests/test_load_oom: FK_LDFLAGS += -Wl,--wrap=malloc,--wrap=realloc,--wrap=calloc
 
 # The CUDA side's record layer, against real libcupti (no GPU needed).
 ifneq ($(HAVE_CUPTI),)
