@@ -135,50 +135,9 @@ static uint32_t find_slot(struct fk_stackset *t, size_t len, struct fk_text_hash
 	return probe(t, h.hash, &k, slot);
 }
 
-uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
-			    struct fk_text_hash h, bool *added)
+/* e's text split into frames (it stays e's text when out of memory). */
+static bool split_entry(struct fk_stackset *t, struct fk_stack_entry *e)
 {
-	if (added)
-		*added = false;
-	size_t slot = 0;
-	bool fail;
-	uint32_t id = find_slot(t, len, h, &slot, &fail);
-	if (id != FK_STACKSET_NONE || fail)
-		return id;
-	uint32_t n = split(t, text, len);
-	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
-	if (!frames)
-		return FK_STACKSET_NONE;
-	id = add_entry(t, slot, (struct fk_stack_entry){ .frames = frames, .nframes = n,
-							 .text_len = (uint32_t)len,
-							 .hash = h.hash, .check = h.check });
-	if (added && id != FK_STACKSET_NONE)
-		*added = true;
-	return id;
-}
-
-uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t len,
-				 struct fk_text_hash h, bool *added)
-{
-	if (added)
-		*added = false;
-	size_t slot = 0;
-	bool fail;
-	uint32_t id = find_slot(t, len, h, &slot, &fail);
-	if (id != FK_STACKSET_NONE || fail)
-		return id;
-	id = add_entry(t, slot, (struct fk_stack_entry){ .text = text, .text_len = (uint32_t)len,
-							 .hash = h.hash, .check = h.check });
-	if (added && id != FK_STACKSET_NONE)
-		*added = true;
-	return id;
-}
-
-bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id)
-{
-	struct fk_stack_entry *e = &t->stacks[id];
-	if (e->nframes)
-		return true;
 	uint32_t n = split(t, e->text, e->text_len);
 	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
 	if (!frames)
@@ -186,6 +145,43 @@ bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id)
 	e->frames = frames;
 	e->nframes = n;
 	return true;
+}
+
+static uint32_t intern(struct fk_stackset *t, const char *text, size_t len,
+		       struct fk_text_hash h, bool lazy, bool *added)
+{
+	if (added)
+		*added = false;
+	size_t slot = 0;
+	bool fail;
+	uint32_t id = find_slot(t, len, h, &slot, &fail);
+	if (id != FK_STACKSET_NONE || fail)
+		return id;
+	struct fk_stack_entry e = { .text = text, .text_len = (uint32_t)len, .hash = h.hash,
+				    .check = h.check };
+	if (!lazy && !split_entry(t, &e))
+		return FK_STACKSET_NONE;
+	id = add_entry(t, slot, e);
+	if (added && id != FK_STACKSET_NONE)
+		*added = true;
+	return id;
+}
+
+uint32_t fk_stackset_intern(struct fk_stackset *t, const char *text, size_t len,
+			    struct fk_text_hash h, bool *added)
+{
+	return intern(t, text, len, h, false, added);
+}
+
+uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t len,
+				 struct fk_text_hash h, bool *added)
+{
+	return intern(t, text, len, h, true, added);
+}
+
+bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id)
+{
+	return t->stacks[id].nframes || split_entry(t, &t->stacks[id]);
 }
 
 void fk_stackset_truncate(struct fk_stackset *t, uint32_t id)
