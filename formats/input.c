@@ -68,7 +68,6 @@ static bool too_long(struct reader *r)
 
 /* Mapped pages already read are handed back as we go, so memory use stays
  * proportional to what is kept (unique stacks), not to the file's size. */
-#define RELEASE_EVERY ((size_t)16 << 20)
 
 void fk_input_release(const char *from, const char *to)
 {
@@ -84,7 +83,7 @@ static void lines_of_buffer(struct reader *r, const char *p, size_t n)
 {
 	const char *end = p + n, *released = p;
 	while (p < end) {
-		if ((size_t)(p - released) >= RELEASE_EVERY) {
+		if ((size_t)(p - released) >= FK_INPUT_RELEASE_EVERY) {
 			fk_input_release(released, p);
 			released = p;
 		}
@@ -170,7 +169,7 @@ static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
 	for (size_t off = 0; off < n && !r->stopped; off += READ_CHUNK) {
 		size_t len = n - off < READ_CHUNK ? n - off : READ_CHUNK;
 		feed(r, p + off, len);
-		if ((size_t)(p + off - released) >= RELEASE_EVERY) {
+		if ((size_t)(p + off - released) >= FK_INPUT_RELEASE_EVERY) {
 			fk_input_release(released, p + off);
 			released = p + off;
 		}

@@ -77,8 +77,10 @@ enum fk_input_result fk_input_chunks(const char *path, const char *name,
 				     fk_chunk_fn fn, void *ctx, struct fk_diag *d);
 
 /* Hands mapped pages between from and to (whole pages only) back to the
- * kernel once read, so memory follows what is kept, not the file size. */
+ * kernel once read, so memory follows what is kept, not the file size.
+ * Readers call it every FK_INPUT_RELEASE_EVERY bytes. */
 void fk_input_release(const char *from, const char *to);
+#define FK_INPUT_RELEASE_EVERY ((size_t)16 << 20)
 
 /* The lines of a buffer, numbered from first_line + 1. *lines gets how many
  * were read. */

@@ -266,7 +266,7 @@ static void *split_range(void *arg)
 		const struct fk_stack_entry *e = fk_stackset_get(r->t, id);
 		if (!released)
 			released = e->text;
-		else if ((size_t)(e->text - released) >= ((size_t)16 << 20)) {
+		else if ((size_t)(e->text - released) >= FK_INPUT_RELEASE_EVERY) {
 			fk_input_release(released, e->text);
 			released = e->text;
 		}
