@@ -43,7 +43,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 # (libcupti itself is loaded at run time); without them, nocuda.c.
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
-SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c formats/capwrite.c \
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/sampleset.c capture/shimheap.c formats/capwrite.c \
 	     capture/window.c capture/togglesig.c capture/cudaprof.c formats/capwindow.c capture/sigmask.c \
 	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c capture/stackmemo.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
@@ -131,9 +131,10 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
 # The shim's pure functions: Python frames (line tables, the merge, names),
-# the sampled-address set, the writer's stack memo and the event ring.
-CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackmemo \
-		 $(BUILD)/tests/test_ring
+# the sampled-address set, the shim's own heap, the writer's stack memo and
+# the event ring.
+CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap \
+		 $(BUILD)/tests/test_stackmemo $(BUILD)/tests/test_ring
 # Each is its test program and the one file it tests (ring.h: a header).
 $(BUILD)/tests/test_ring: capture/ring.h
 $(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c

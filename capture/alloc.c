@@ -4,8 +4,9 @@
  * and stack into the calling thread's event ring.
  *
  * The real functions come from dlsym(RTLD_NEXT) (so jemalloc or tcmalloc
- * underneath keep working); dlsym itself may allocate, which a small static
- * pool serves. A thread-local guard keeps the shim's own allocations (and
+ * underneath keep working); dlsym itself may allocate, which the shim's
+ * own heap serves (capture/shimheap.h), as it serves a writer cycle run on
+ * the program's thread (alloc_use_own_heap). A thread-local guard keeps the shim's own allocations (and
  * the unwinder's) out of the capture. A free is recorded before the real
  * free, so the address cannot be handed out again before the record.
  * With STACKCAP_ALLOC_SAMPLE=BYTES only allocations hit by a Poisson
@@ -24,6 +25,7 @@
 
 #include "capture/sampleset.h"
 #include "capture/shim.h"
+#include "capture/shimheap.h"
 #include "capture/window.h"
 
 typedef void *(*malloc_fn)(size_t);
@@ -41,32 +43,15 @@ static realloc_fn real_realloc;
 static reallocarray_fn real_reallocarray;
 static posix_memalign_fn real_posix_memalign;
 static aligned_fn real_aligned_alloc, real_memalign;
+typedef size_t (*usable_size_fn)(void *);
+static usable_size_fn real_usable_size;
 static _Atomic int resolving;
-
-/* ---- bootstrap pool, for what dlsym allocates ---- */
-
-static _Alignas(16) unsigned char pool[64 << 10];
-static _Atomic size_t pool_used;
-
-static void *pool_alloc(size_t n)
-{
-	size_t need = ((n + 15) & ~(size_t)15) + 16;
-	size_t at = atomic_fetch_add(&pool_used, need);
-	if (at + need > sizeof pool)
-		return NULL;
-	*(size_t *)(pool + at) = n;
-	return pool + at + 16;
-}
-
-static bool in_pool(const void *p)
-{
-	return (uintptr_t)p - (uintptr_t)pool < sizeof pool; /* one compare */
-}
 
 static void resolve(void)
 {
 	if (real_free)
 		return;
+	shimheap_init(); /* what dlsym allocates meanwhile comes from there */
 	atomic_store(&resolving, 1);
 	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
 	real_calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
@@ -78,6 +63,7 @@ static void resolve(void)
 	real_valloc = (malloc_fn)dlsym(RTLD_NEXT, "valloc");
 	real_pvalloc = (malloc_fn)dlsym(RTLD_NEXT, "pvalloc");
 	real_free = (free_fn)dlsym(RTLD_NEXT, "free");
+	real_usable_size = (usable_size_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
 	atomic_store(&resolving, 0);
 }
 
@@ -93,6 +79,16 @@ void alloc_init(void)
 	if (shim_cfg.alloc_set)
 		sampleset_init();
 	watching = shim_cfg.alloc_set ? FREES_SAMPLED : FREES_ALL;
+}
+
+/* Whether the program's malloc and free are these hooks: not when the
+ * program (or a library loaded before the shim) brings its own. */
+bool alloc_hooks_active(void)
+{
+	uintptr_t lo, hi;
+	uintptr_t m = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc"), f = (uintptr_t)dlsym(RTLD_DEFAULT, "free");
+	return shim_code_range((const void *)&resolve, &lo, &hi) && m >= lo && m < hi && f >= lo &&
+	       f < hi;
 }
 
 /* ---- recording ---- */
@@ -184,8 +180,43 @@ __attribute__((noinline)) static void record(struct thread_state *ts, uint32_t t
 		if (ring_commit(&ts->events, tail))
 			writer_kick();
 	}
+	/* A single-threaded program's cycles run here, when the program's
+	 * own code allocated: libc or the dynamic linker may be in the middle
+	 * of something (dlopen's lists) the cycle reads. */
+	if (nframes > 0 && !shim_in_runtime(ips[0]))
+		writer_poll();
 	ts->in_tracer = 0;
 	shim_guard--;
+}
+
+/* Whether the calling thread's allocations go to the shim's heap: a
+ * writer cycle runs on it (its countdown is 0 meanwhile, so they all come
+ * past skipped()). */
+static bool own_heap_unattached; /* the same for the constructor's thread, before its state */
+
+static bool own_heap(void)
+{
+	const struct thread_state *ts = shim_thread;
+	return ts ? ts->own_heap : own_heap_unattached;
+}
+
+void alloc_use_own_heap(bool on)
+{
+	struct thread_state *ts = shim_thread;
+	if (!ts) { /* no countdown: skipped() lets every allocation past */
+		own_heap_unattached = on;
+		return;
+	}
+	if (on == ts->own_heap)
+		return;
+	if (on) {
+		ts->kept_countdown = ts->alloc_countdown;
+		ts->alloc_countdown = 0;
+		ts->own_heap = true;
+	} else {
+		ts->own_heap = false;
+		ts->alloc_countdown = ts->kept_countdown;
+	}
 }
 
 /* Whether an allocation of n bytes is surely not recorded, decided before
@@ -270,33 +301,37 @@ void *malloc(size_t n)
 {
 	if (!real_malloc) {
 		if (atomic_load(&resolving))
-			return pool_alloc(n);
+			return shimheap_alloc(n);
 		resolve();
 	}
 	if (skipped(n))
 		return real_malloc(n);
+	if (own_heap())
+		return shimheap_alloc(n);
 	return noted(real_malloc(n), n);
 }
 
 void *calloc(size_t count, size_t n)
 {
 	if (!real_calloc) {
-		if (atomic_load(&resolving)) {
-			size_t total;
-			if (__builtin_mul_overflow(count, n, &total))
-				return NULL;
-			return pool_alloc(total); /* static memory starts zeroed */
-		}
+		if (atomic_load(&resolving))
+			return shimheap_calloc(count, n);
 		resolve();
 	}
 	if (skipped(count * n))
 		return real_calloc(count, n);
+	if (own_heap())
+		return shimheap_calloc(count, n);
 	return noted(real_calloc(count, n), count * n);
 }
 
 void free(void *p)
 {
-	if (!p || in_pool(p))
+	if (shimheap_owns(p)) {
+		shimheap_free(p);
+		return;
+	}
+	if (!p)
 		return;
 	if (!real_free)
 		resolve();
@@ -305,17 +340,21 @@ void free(void *p)
 	real_free(p);
 }
 
+size_t malloc_usable_size(void *p)
+{
+	if (shimheap_owns(p))
+		return shimheap_usable(p);
+	if (!real_usable_size)
+		resolve();
+	return real_usable_size(p);
+}
+
 void *realloc(void *p, size_t n)
 {
 	if (!real_realloc)
 		resolve();
-	if (in_pool(p)) { /* from the bootstrap pool: move it out */
-		void *q = malloc(n);
-		size_t old = *(const size_t *)((const unsigned char *)p - 16);
-		if (q)
-			memcpy(q, p, old < n ? old : n);
-		return q;
-	}
+	if (shimheap_owns(p) || (!p && own_heap()))
+		return shimheap_realloc(p, n);
 	size_t old = p ? malloc_usable_size(p) : 0;
 	bool freed = p && free_watched(p) && freeing(p);
 	void *q = real_realloc(p, n);

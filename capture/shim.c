@@ -42,6 +42,8 @@ _Atomic uint64_t shim_alloc_waits;
 static _Atomic(struct thread_state *) registry;
 static pthread_key_t thread_key;
 static bool sampling;
+/* The writer starts without a thread of its own (writer.c says when). */
+static bool writer_single;
 
 uint64_t shim_now_ns(void)
 {
@@ -360,6 +362,43 @@ uint32_t shim_fp_stack_here(uint64_t *ips)
 	return py_walk(ips, n, MAX_IPS);
 }
 
+/* libc's and the dynamic linker's code: what they run may be inside
+ * malloc or dlopen. */
+static uintptr_t libc_lo, libc_hi, ldso_lo, ldso_hi;
+
+static bool in_code(uintptr_t pc, uintptr_t lo, uintptr_t hi)
+{
+	return pc >= lo && pc < hi;
+}
+
+bool shim_in_runtime(uintptr_t pc)
+{
+	return in_code(pc, libc_lo, libc_hi) || in_code(pc, ldso_lo, ldso_hi);
+}
+
+/* Whether this signal may start the writer's thread: what it interrupted
+ * is the program's own code (not libc's, the dynamic linker's or the
+ * shim's) and no handler of the program's runs over other code (no
+ * sigreturn frame below), so the program could have started a thread
+ * there itself. A stack the unwinder cannot finish says no. */
+static bool may_start_writer(const struct thread_state *ts, ucontext_t *uc)
+{
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (ts->in_tracer || shim_guard || in_code(pc, self_lo, self_hi) || shim_in_runtime(pc))
+		return false;
+	unw_cursor_t cur;
+	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+		return false;
+	for (int i = 0; i < 4096; i++) {
+		int step = unw_step(&cur);
+		if (step <= 0)
+			return step == 0; /* 0: the outermost frame */
+		if (unw_is_signal_frame(&cur) > 0)
+			return false;
+	}
+	return false;
+}
+
 static void push_sample(struct thread_state *ts, const uint64_t *ips, uint32_t n, uint32_t weight)
 {
 	uint32_t size = (uint32_t)(sizeof(struct rec_sample) + n * sizeof(uint64_t));
@@ -424,6 +463,10 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 			weight = coalesced;
 		}
 		push_sample(ts, ips, n, weight);
+		/* A single-threaded program that has stopped allocating no
+		 * longer runs the writer's cycles: it gets its thread. */
+		if (writer_overdue() && may_start_writer(ts, uctx))
+			writer_go_threaded();
 	}
 	errno = saved_errno;
 }
@@ -473,6 +516,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
 	if (!atomic_load(&shim_ready) || shim_guard)
 		return real(thread, attr, fn, arg);
 	shim_guard++;
+	writer_go_threaded(); /* the program is no longer single-threaded */
 	struct start *s = malloc(sizeof *s);
 	shim_guard--;
 	if (!s)
@@ -561,10 +605,17 @@ __attribute__((constructor)) static void shim_start(void)
 	}
 	if (shim_cfg.alloc)
 		alloc_init();
+	shim_code_range(dlsym(RTLD_NEXT, "clock_gettime"), &libc_lo, &libc_hi);
+	shim_code_range(dlsym(RTLD_NEXT, "__tls_get_addr"), &ldso_lo, &ldso_hi);
+	/* Sampled allocations in a program that is single-threaded so far:
+	 * the hooks run the writer's cycles, so glibc's malloc stays lock-free
+	 * (writer.c). Windows need the writer's timed wake-ups. */
+	writer_single = shim_cfg.alloc && shim_cfg.alloc_sample && !win_windowed &&
+			alloc_hooks_active();
 	py_detect(); /* again from the writer whenever objects are loaded */
 	cupti_prepare();
 	nvtx_prepare();
-	if (!writer_start()) {
+	if (!writer_start(writer_single)) {
 		shim_guard--;
 		return;
 	}
@@ -624,7 +675,7 @@ static void after_failed_exec(void)
 	if (getpid() != shim_pid || atomic_load(&shim_ready))
 		return;
 	shim_guard++;
-	bool ok = writer_start();
+	bool ok = writer_start(false); /* its other threads may live on */
 	shim_guard--;
 	if (ok) {
 		atomic_store(&shim_ready, 1);

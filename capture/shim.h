@@ -92,6 +92,8 @@ struct thread_state {
 	volatile sig_atomic_t in_tracer; /* inside the shim: a sample skips unwinding */
 	_Atomic uint64_t dropped_samples, dropped_events;
 	uint64_t alloc_countdown;  /* bytes until the next sampled allocation */
+	uint64_t kept_countdown;   /* the countdown while own_heap is set */
+	bool own_heap;             /* a writer cycle runs here: allocate from the shim's heap */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
 	bool named;                /* the writer has recorded its name */
@@ -173,15 +175,27 @@ uint32_t shim_stack_here(uint64_t *ips, uint32_t skip);
  * from libraries that keep none (CUDA's): shim_stack_here. */
 uint32_t shim_fp_stack_here(uint64_t *ips);
 
+/* Whether pc is libc's or the dynamic linker's code. */
+bool shim_in_runtime(uintptr_t pc);
+
 /* The pseudo-address of a sample's "[signal blocked]" stack: CPU time the
  * timer counted while the thread blocked the sampling signal. */
 #define SHIM_IP_BLOCKED FK_CAP_IP_SIGNAL_BLOCKED
 #define SHIM_IP_UNSAMPLED FK_CAP_IP_UNSAMPLED
 
 /* writer.c */
-bool writer_start(void);          /* opens the file, starts the thread */
+/* Opens the file and starts the thread; single_threaded: no thread until
+ * writer_go_threaded, the hooks run the cycles (writer_poll). */
+bool writer_start(bool single_threaded);
 void writer_stop(void);           /* final drain, END, close */
 void writer_kick(void);           /* a ring is filling: drain soon (signal-safe) */
+/* Without a writer thread: a cycle, when one is due, on the calling
+ * thread (inside the shim, guard set). */
+void writer_poll(void);
+/* Without a writer thread: the last cycle is long past (signal-safe). */
+bool writer_overdue(void);
+/* The writer becomes a thread (now, if it was not). */
+void writer_go_threaded(void);
 void writer_pause(void);           /* around fork: no cycle in progress */
 void writer_resume(void);
 void writer_after_fork_child(void);
@@ -204,6 +218,11 @@ void nvtx_prepare(void);           /* constructor: NVTX_INJECTION64_PATH */
 
 /* alloc.c */
 void alloc_init(void);
+/* The program's malloc and free are the shim's (after alloc_init). */
+bool alloc_hooks_active(void);
+/* The calling thread's allocations go to the shim's heap from now (on),
+ * or to the program's again (off): around a writer cycle run there. */
+void alloc_use_own_heap(bool on);
 /* Bytes to a thread's next sampled byte with --alloc-sample (0 without):
  * drawn at its start too, or its first allocation would always be kept,
  * and weighed as if it had been drawn. */

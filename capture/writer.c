@@ -1,8 +1,16 @@
-/* writer.c - the shim's writer thread: every 50 ms (sooner when a ring
- * fills) it drains every thread's rings, interns stacks as prefix-tree nodes,
- * and appends chunks to the capture file with one write(2), so a killed
+/* writer.c - the shim's writer: every 50 ms (sooner when a ring fills) it
+ * drains every thread's rings, interns stacks as prefix-tree nodes, and
+ * appends chunks to the capture file with one write(2), so a killed
  * program loses at most the last 50-100 ms. Its own allocations are never
  * traced (its recursion guard stays set).
+ *
+ * Usually a thread of its own. A single-threaded program whose
+ * allocations are sampled (--alloc-sample) gets none at first: glibc's
+ * malloc takes its arena locks once a process has had a second thread,
+ * which cost such a program more than the sampling itself. Its own thread
+ * then runs the cycles, from the allocation hooks (writer_poll), and the
+ * writer becomes a thread (writer_go_threaded) when the program starts
+ * one, or when the hooks have not drained the rings for OVERDUE_NS.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +33,8 @@
 #include "capture/window.h"
 
 #define CYCLE_MS 50
+#define CYCLE_NS (CYCLE_MS * 1000000ull)
+#define OVERDUE_NS (4 * CYCLE_NS)
 
 static int out_fd = -1;
 static int kick_fd = -1;
@@ -32,6 +42,11 @@ static uint64_t seq;
 static pthread_t thread;
 static bool running;
 static _Atomic int stopping;
+/* No thread yet: the program's thread runs the cycles (writer_poll). */
+static _Atomic bool inline_cycles;
+static bool inline_allowed;             /* writer_start's word, for a forked child */
+static _Atomic bool kicked;             /* a ring is filling: cycle at the next poll */
+static _Atomic uint64_t last_cycle_ns;  /* when the last cycle began */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- stack interning: (parent, ip) -> node id, ids from 1 ---- */
@@ -379,12 +394,42 @@ static void put_count(struct fk_cap_buf *meta, bool final, const char *key, uint
 	fk_cap_put_string(meta, num, (size_t)len);
 }
 
-static void cycle(bool final)
+/* The cycles' buffers, emptied, kept from one cycle to the next at their
+ * largest: freed and grown again every 50 ms they would split up the heap
+ * of a program whose own thread runs the cycles. */
+static struct cycle kept;
+static struct fk_cap_buf kept_out;
+
+static void empty(struct fk_cap_buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+}
+
+static struct cycle cycle_start(struct fk_cap_buf *out)
 {
 	struct cycle c = { 0 };
-	struct fk_cap_buf out = { 0 };
+	struct fk_cap_buf *bufs[] = { &c.stacks, &c.samples, &c.allocs, &c.threads, &c.drops,
+				      &c.modules, &c.gpu_api, &c.nvtx, &c.pyframes, &c.windows };
+	const struct fk_cap_buf *from[] = { &kept.stacks, &kept.samples, &kept.allocs, &kept.threads,
+					    &kept.drops, &kept.modules, &kept.gpu_api, &kept.nvtx,
+					    &kept.pyframes, &kept.windows };
+	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
+		*bufs[i] = *from[i];
+		empty(bufs[i]);
+	}
+	*out = kept_out;
+	empty(out);
+	return c;
+}
+
+static void cycle(bool final)
+{
+	struct fk_cap_buf out;
+	struct cycle c = cycle_start(&out);
 	uint64_t first_node = next_node;
 	c.t_samples = c.t_allocs = c.t_api = c.t_nvtx = c.t_windows = shim_now_ns();
+	atomic_store_explicit(&last_cycle_ns, c.t_samples, memory_order_relaxed);
 	fk_cap_put_uvarint(&c.stacks, first_node);
 	fk_cap_put_uvarint(&c.samples, c.t_samples);
 	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
@@ -490,17 +535,8 @@ static void cycle(bool final)
 		fk_cap_buf_free(&end);
 	}
 	write_out(&out);
-	fk_cap_buf_free(&out);
-	fk_cap_buf_free(&c.stacks);
-	fk_cap_buf_free(&c.samples);
-	fk_cap_buf_free(&c.allocs);
-	fk_cap_buf_free(&c.threads);
-	fk_cap_buf_free(&c.drops);
-	fk_cap_buf_free(&c.modules);
-	fk_cap_buf_free(&c.gpu_api);
-	fk_cap_buf_free(&c.nvtx);
-	fk_cap_buf_free(&c.pyframes);
-	fk_cap_buf_free(&c.windows);
+	kept = c;
+	kept_out = out;
 	fk_cap_buf_free(&kernels);
 	fk_cap_buf_free(&memory);
 	fk_cap_buf_free(&meta);
@@ -531,6 +567,7 @@ static void *writer_main(void *arg)
 void writer_kick(void)
 {
 	uint64_t one = 1;
+	atomic_store_explicit(&kicked, true, memory_order_relaxed);
 	if (kick_fd >= 0 && write(kick_fd, &one, sizeof one) < 0) {
 		/* full counter: a wake-up is already pending */
 	}
@@ -640,6 +677,8 @@ static void write_start(void)
 
 static bool start_thread(void)
 {
+	if (atomic_load(&inline_cycles))
+		return true; /* writer_go_threaded starts it when it is needed */
 	sigset_t all, old;
 	sigfillset(&all);
 	/* The writer inherits a full mask: no sample signal ever lands there. */
@@ -649,6 +688,37 @@ static bool start_thread(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	shim_guard--;
 	return running;
+}
+
+void writer_poll(void)
+{
+	if (!atomic_load_explicit(&inline_cycles, memory_order_relaxed))
+		return;
+	uint64_t since = shim_now_ns() - atomic_load_explicit(&last_cycle_ns, memory_order_relaxed);
+	if (since < CYCLE_NS && !atomic_load_explicit(&kicked, memory_order_relaxed))
+		return;
+	if (pthread_mutex_trylock(&lock) != 0) /* a fork or the end is under way */
+		return;
+	atomic_store_explicit(&kicked, false, memory_order_relaxed);
+	if (atomic_load(&inline_cycles) && out_fd >= 0) {
+		alloc_use_own_heap(true); /* the program's heap stays as it was */
+		win_tick();
+		cycle(false);
+		alloc_use_own_heap(false);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+bool writer_overdue(void)
+{
+	return atomic_load_explicit(&inline_cycles, memory_order_relaxed) &&
+	       shim_now_ns() - atomic_load_explicit(&last_cycle_ns, memory_order_relaxed) >= OVERDUE_NS;
+}
+
+void writer_go_threaded(void)
+{
+	if (atomic_exchange(&inline_cycles, false) && out_fd >= 0 && !start_thread())
+		atomic_store(&inline_cycles, true); /* no thread to be had: the hooks go on */
 }
 
 /* A new file defines everything again. */
@@ -667,9 +737,12 @@ static void reset_tables(void)
 	atomic_store(&stopping, 0);
 }
 
-bool writer_start(void)
+bool writer_start(bool single_threaded)
 {
 	reset_tables();
+	inline_allowed = single_threaded;
+	atomic_store(&inline_cycles, single_threaded);
+	atomic_store(&last_cycle_ns, shim_now_ns());
 	out_fd = open_output();
 	if (out_fd < 0) {
 		char name[4200];
@@ -678,7 +751,11 @@ bool writer_start(void)
 		return false;
 	}
 	kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* What the cycles keep (the compressor's context) is made here: on
+	 * the program's thread, it belongs in the shim's heap too. */
+	alloc_use_own_heap(single_threaded);
 	write_start();
+	alloc_use_own_heap(false);
 	return start_thread();
 }
 
@@ -722,6 +799,6 @@ void writer_after_fork_child(void)
 		close(kick_fd);
 	out_fd = kick_fd = -1;
 	running = false;
-	if (!writer_start())
+	if (!writer_start(inline_allowed))
 		atomic_store(&shim_ready, 0);
 }

@@ -19,8 +19,10 @@
 # there). Cases:
 #   a. CPU shares (60/30/10 %), both unwinders, both metrics; the total CPU
 #   b. allocations: exact bytes and counts, the heap peak, the leaks; the
-#      --alloc-sample estimates; threads under --alloc
-#   c. SIGKILL at random moments: truncated, readable, little lost
+#      --alloc-sample estimates; threads under --alloc; the writer on a
+#      single-threaded program's own thread
+#   c. SIGKILL at random moments: truncated, readable, little lost (also
+#      with the writer on the program's thread)
 #   d. damage: a flipped byte in each chunk, cuts, garbage files
 #   e. fork: a file per child; children leaving with _exit
 #   f. 500 short-lived threads; threads still alive when the process ends
@@ -464,6 +466,39 @@ if begin "b. --alloc-sample 8388608, paused then 2000 x 1 byte: no sample carrie
 	finish "b. --alloc-sample 8388608, paused then 2000 x 1 byte: tiny estimated at ${b:-0} bytes (want < 8388608)"
 fi
 
+# A single-threaded program's sampled allocations: the writer's cycles run
+# on the program's thread while it allocates (glibc's malloc stays
+# lock-free), and it gets a thread of its own once the program stops
+# allocating for 200 ms. The capture is written as it goes (a chunk every
+# 50 ms), and nothing is lost at the switch. Exact --alloc has its thread
+# from the start.
+c=$T/onethread.cap
+if begin "b. --alloc-sample 65536, one thread: no writer thread while it allocates, one once it spins (want 1, then 2 threads)"; then
+	cap "$c" -- --alloc-sample 65536 "$P/onethread" 400 400
+	want_rc 0
+	want_out "threads after allocating: 1"
+	want_out "threads after spinning: 2"
+	want_clean "$c" "capture"
+	n=$(ended | sed -n 's/^clean (END chunk; \([0-9]*\) chunks)/\1/p')
+	[ "${n:-0}" -ge 10 ] || problem "${n:-no} chunks: the cycles did not run while it allocated"
+	grep -q '^lost: *0 samples and 0 events dropped' "$T/info" || problem "info: $(grep '^lost' "$T/info")"
+	want_fold "$c" "$T/one.txt" "stackfold"
+	for f in alloc_here spin_here; do has "$T/one.txt" "$f" || problem "no samples in $f"; done
+	total=$(folded total "$T/one.txt" 2>/dev/null)
+	between "${total:-0}" 720000 880000 || problem "samples stand for ${total:-?} us, the program ran 800 ms of CPU (+-10%)"
+	want_fold "$c" "$T/onea.txt" "alloc_count" --metric alloc_count
+	has "$T/onea.txt" alloc_here || problem "no sampled allocations in alloc_here"
+	finish "b. --alloc-sample 65536, one thread: no writer thread while it allocates, one once it spins (want 1, then 2 threads)"
+fi
+if begin "b. --alloc, one thread: the writer has its thread from the start (want 2, 2 threads)"; then
+	cap "$c" -- --alloc "$P/onethread" 100 100
+	want_rc 0
+	want_out "threads after allocating: 2"
+	want_out "threads after spinning: 2"
+	want_clean "$c" "capture"
+	finish "b. --alloc, one thread: the writer has its thread from the start (want 2, 2 threads)"
+fi
+
 # --------------------------------------------------------- c. SIGKILL --
 # spin burns 5 s of CPU in spin_here(); it is killed with SIGKILL at a random
 # moment. The writer appends every 50 ms, so the capture holds all but the
@@ -516,6 +551,49 @@ for base in 0.3 0.7 1.2; do
 	fi
 	finish "c. SIGKILL after ${at} s: truncated, readable, samples ${total:-?} us of ${cpu:-?} us CPU"
 done
+
+# The same with the writer on the program's own thread (--alloc-sample in
+# a single-threaded program that allocates all along): killed while it
+# allocates, the capture holds all but the last ~100 ms of samples, and the
+# allocations recorded until then.
+c=$T/killed_one.cap
+rm -f "$c" "$T/one.pid"
+if begin "c. SIGKILL, one thread allocating under --alloc-sample: truncated, readable, samples of all but 200 ms"; then
+	"$SC" --alloc-sample 65536 -o "$c" "$P/onethread" 5000 0 "$T/one.pid" < /dev/null > "$T/out" 2> "$T/err" &
+	sc=$!
+	i=0
+	while [ ! -s "$T/one.pid" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+	pid=$(cat "$T/one.pid" 2>/dev/null)
+	cpu=
+	if [ -z "$pid" ]; then
+		problem "onethread never started"
+		kill -9 "$sc" 2>/dev/null
+	else
+		sleep 0.6
+		cpu=$(thread_cpu_us "$pid")
+		threads=$(ls "/proc/$pid/task" | wc -l)
+		[ "$threads" -eq 1 ] || problem "$threads threads while it allocates, expected 1"
+		kill -9 "$pid"
+	fi
+	wait "$sc"
+	rc=$?
+	want_rc 137
+	info "$c"
+	[ "$irc" -eq 0 ] || problem "stackcap info exit $irc: $(head -c 200 "$T/info.err")"
+	case $(ended) in
+	"truncated after chunk "*) ;;
+	*) problem "ended '$(ended)', expected 'truncated after chunk ...'" ;;
+	esac
+	want_fold "$c" "$T/killed_one.txt" "stackfold"
+	total=$(folded total "$T/killed_one.txt" 2>/dev/null)
+	if [ -n "$cpu" ] && [ -n "$total" ]; then
+		num "$total" ">=" $((cpu - 200000)) || problem "samples stand for $total us, the thread ran $cpu us: more than 150 ms (+50 ms slack) lost"
+		num "$total" "<=" $((cpu + 50000)) || problem "samples stand for $total us, more than the $cpu us the thread ran"
+	fi
+	want_fold "$c" "$T/killed_onea.txt" "alloc_count" --metric alloc_count
+	has "$T/killed_onea.txt" alloc_here || problem "no sampled allocations recorded before the kill"
+	finish "c. SIGKILL, one thread allocating under --alloc-sample: truncated, readable, samples ${total:-?} us of ${cpu:-?} us CPU"
+fi
 
 # ---------------------------------------------------------- d. damage --
 # A clean capture with many chunks (cpu_shares', from a.), damaged on purpose.

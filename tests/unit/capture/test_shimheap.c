@@ -1,0 +1,157 @@
+/* test_shimheap.c - the shim's own heap (capture/shimheap.c): blocks are
+ * aligned, hold what was asked, and are known as the heap's (and nothing
+ * else is); a freed block is reused by its class; calloc zeroes a reused
+ * block; realloc keeps the bytes; a freed big block gives its pages back;
+ * sizes past the heap, overflowing counts and a full heap give NULL;
+ * threads allocating at once never share a byte.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "capture/shimheap.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	return shimheap_init() && shimheap_init() ? 0 : -1; /* twice: the same heap */
+}
+
+static void test_blocks(void **state)
+{
+	(void)state;
+	int local;
+	void *theirs = malloc(16);
+	assert_false(shimheap_owns(NULL));
+	assert_false(shimheap_owns(&local));
+	assert_false(shimheap_owns(theirs));
+	free(theirs);
+	for (size_t n = 0; n < 5000; n += 7) {
+		unsigned char *p = shimheap_alloc(n);
+		assert_non_null(p);
+		assert_true(shimheap_owns(p));
+		assert_true(shimheap_owns(p + (n ? n - 1 : 0)));
+		assert_int_equal((uintptr_t)p % 16, 0);
+		assert_true(shimheap_usable(p) >= n);
+		assert_true(shimheap_usable(p) < 2 * n + 32); /* the next power of two, no more */
+		memset(p, 0xab, n);
+		shimheap_free(p);
+	}
+	shimheap_free(NULL);
+}
+
+static void test_reuse_and_calloc(void **state)
+{
+	(void)state;
+	unsigned char *p = shimheap_alloc(100);
+	memset(p, 0x5a, 100);
+	shimheap_free(p);
+	unsigned char *q = shimheap_calloc(10, 10); /* the same class: the same block, zeroed */
+	assert_ptr_equal(q, p);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(q[i], 0);
+	shimheap_free(q);
+	assert_null(shimheap_calloc(SIZE_MAX / 2, 3));
+}
+
+static void test_realloc_keeps(void **state)
+{
+	(void)state;
+	unsigned char *p = shimheap_realloc(NULL, 40);
+	assert_non_null(p);
+	for (int i = 0; i < 40; i++)
+		p[i] = (unsigned char)i;
+	assert_ptr_equal(shimheap_realloc(p, 30), p); /* room enough: kept */
+	unsigned char *q = shimheap_realloc(p, 100000);
+	assert_non_null(q);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(q[i], i);
+	shimheap_free(q);
+}
+
+static void test_big_block_pages_return(void **state)
+{
+	(void)state;
+	size_t n = (size_t)4 << 20;
+	unsigned char *p = shimheap_alloc(n);
+	memset(p, 0xff, n);
+	shimheap_free(p);
+	unsigned char *q = shimheap_alloc(n);
+	assert_ptr_equal(q, p);
+	/* Past the free list's link and the first page: zero again. */
+	for (size_t i = 8192; i < n; i += 4096)
+		assert_int_equal(q[i], 0);
+	shimheap_free(q);
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	assert_null(shimheap_alloc((size_t)1 << 30)); /* no class holds it with its header */
+	assert_null(shimheap_alloc(SIZE_MAX));
+	/* Half-GiB blocks, never touched: the heap holds fewer than two
+	 * beside what the other tests took. */
+	void *a = shimheap_alloc(((size_t)1 << 29) - 16);
+	assert_non_null(a);
+	assert_null(shimheap_alloc(((size_t)1 << 29) - 16));
+	shimheap_free(a);
+	void *b = shimheap_alloc(((size_t)1 << 29) - 16); /* the freed one again */
+	assert_ptr_equal(b, a);
+	shimheap_free(b);
+}
+
+#define THREADS 4
+#define ROUNDS 20000
+
+static void *churn(void *arg)
+{
+	unsigned char tag = (unsigned char)(uintptr_t)arg;
+	unsigned char *mine[16] = { 0 };
+	for (int r = 0; r < ROUNDS; r++) {
+		int i = r % 16;
+		if (mine[i]) {
+			for (size_t k = 0; k < 48; k++)
+				if (mine[i][k] != tag)
+					return (void *)1; /* another thread wrote into this block */
+			shimheap_free(mine[i]);
+		}
+		mine[i] = shimheap_alloc(48 + (size_t)(r % 5) * 40);
+		if (!mine[i])
+			return (void *)1;
+		memset(mine[i], tag, 48);
+	}
+	for (int i = 0; i < 16; i++)
+		shimheap_free(mine[i]);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	pthread_t t[THREADS];
+	for (uintptr_t i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, churn, (void *)(i + 1)), 0);
+	for (int i = 0; i < THREADS; i++) {
+		void *rc;
+		assert_int_equal(pthread_join(t[i], &rc), 0);
+		assert_null(rc);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_reuse_and_calloc),
+		cmocka_unit_test(test_realloc_keeps),
+		cmocka_unit_test(test_big_block_pages_return),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
