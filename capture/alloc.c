@@ -36,8 +36,10 @@ typedef void *(*reallocarray_fn)(void *, size_t, size_t);
 typedef int (*posix_memalign_fn)(void **, size_t, size_t);
 typedef void *(*aligned_fn)(size_t, size_t);
 
+static void first_free(void *p);
+
 static malloc_fn real_malloc, real_valloc, real_pvalloc;
-static free_fn real_free;
+static free_fn real_free = first_free; /* never NULL: free() jumps to it */
 static calloc_fn real_calloc;
 static realloc_fn real_realloc;
 static reallocarray_fn real_reallocarray;
@@ -45,12 +47,12 @@ static posix_memalign_fn real_posix_memalign;
 static aligned_fn real_aligned_alloc, real_memalign;
 typedef size_t (*usable_size_fn)(void *);
 static usable_size_fn real_usable_size;
-static _Atomic int resolving;
+static _Atomic int resolving, resolved;
 
 static void resolve(void)
 {
-	if (real_free)
-		return;
+	if (atomic_load_explicit(&resolved, memory_order_acquire) || atomic_load(&resolving))
+		return; /* dlsym allocating: the shim's heap serves it */
 	shimheap_init(); /* what dlsym allocates meanwhile comes from there */
 	atomic_store(&resolving, 1);
 	real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
@@ -65,6 +67,18 @@ static void resolve(void)
 	real_free = (free_fn)dlsym(RTLD_NEXT, "free");
 	real_usable_size = (usable_size_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
 	atomic_store(&resolving, 0);
+	atomic_store_explicit(&resolved, 1, memory_order_release);
+}
+
+/* free() before resolve() has run. While dlsym runs, a block it frees is
+ * one the shim's heap gave it, which free() took first. */
+static void first_free(void *p)
+{
+	if (atomic_load(&resolving))
+		return;
+	resolve();
+	if (real_free != first_free)
+		real_free(p);
 }
 
 /* Which frees are looked at: none (no --alloc), all, or those of blocks in
@@ -76,8 +90,12 @@ static enum { FREES_NONE, FREES_ALL, FREES_SAMPLED } watching;
 void alloc_init(void)
 {
 	resolve();
+	if (!shim_cfg.alloc)
+		return;
 	if (shim_cfg.alloc_set)
 		sampleset_init();
+	else
+		sampleset_watch_all(); /* free() looks no further than the filter */
 	watching = shim_cfg.alloc_set ? FREES_SAMPLED : FREES_ALL;
 }
 
@@ -219,22 +237,35 @@ void alloc_use_own_heap(bool on)
 	}
 }
 
-/* Whether an allocation of n bytes is surely not recorded, decided before
- * the real allocator runs so the hook can jump to it: no --alloc, or (the
- * sampling's common case, in a few instructions) a thread of the program
- * far from its next sampled byte, which only counts down. The shim's own
- * allocations count down too: gaps are memoryless, so bytes the program
- * did not allocate take nothing from its own bytes' chances. */
-static inline bool skipped(size_t n)
+/* Bytes until a new thread's first sampled byte: with no --alloc, a
+ * countdown that never ends (the hooks then go straight to the real
+ * allocator); exact tracking: 0, every allocation. */
+uint64_t alloc_first_gap(uint64_t *rng)
 {
-	if (watching == FREES_NONE)
-		return true;
+	return watching == FREES_NONE ? UINT64_MAX : alloc_next_gap(rng);
+}
+
+/* Whether an allocation of n bytes is surely not recorded, decided in a
+ * few instructions before the real allocator runs, so the hook can jump to
+ * it: a thread of the program far from its next sampled byte (or with no
+ * --alloc, whose countdown never ends), which only counts down. The rest
+ * (exact tracking, a sampled byte reached, threads without state, the
+ * first calls) takes the slow way. The shim's own allocations count down
+ * too: gaps are memoryless, so bytes the program did not allocate take
+ * nothing from its own bytes' chances. */
+static inline bool counted_down(size_t n)
+{
 	struct thread_state *ts = shim_thread;
 	if (ts && n < ts->alloc_countdown) {
 		ts->alloc_countdown -= n;
 		return true;
 	}
 	return false;
+}
+
+static inline bool skipped(size_t n)
+{
+	return watching == FREES_NONE || counted_down(n);
 }
 
 /* An allocation not skipped: recorded when its thread records, a window
@@ -297,46 +328,65 @@ __attribute__((noinline)) static bool freeing(void *p)
 
 /* ---- the interposed functions ---- */
 
-void *malloc(size_t n)
+__attribute__((noinline)) static void *malloc_slow(size_t n)
 {
-	if (!real_malloc) {
+	if (!atomic_load_explicit(&resolved, memory_order_acquire)) {
 		if (atomic_load(&resolving))
 			return shimheap_alloc(n);
 		resolve();
 	}
-	if (skipped(n))
-		return real_malloc(n);
 	if (own_heap())
 		return shimheap_alloc(n);
-	return noted(real_malloc(n), n);
+	void *p = real_malloc(n);
+	return watching == FREES_NONE ? p : noted(p, n);
 }
 
-void *calloc(size_t count, size_t n)
+void *malloc(size_t n)
 {
-	if (!real_calloc) {
+	if (counted_down(n))
+		return real_malloc(n);
+	return malloc_slow(n);
+}
+
+__attribute__((noinline)) static void *calloc_slow(size_t count, size_t n)
+{
+	if (!atomic_load_explicit(&resolved, memory_order_acquire)) {
 		if (atomic_load(&resolving))
 			return shimheap_calloc(count, n);
 		resolve();
 	}
-	if (skipped(count * n))
-		return real_calloc(count, n);
 	if (own_heap())
 		return shimheap_calloc(count, n);
-	return noted(real_calloc(count, n), count * n);
+	void *p = real_calloc(count, n);
+	return watching == FREES_NONE ? p : noted(p, count * n);
 }
 
+void *calloc(size_t count, size_t n)
+{
+	if (counted_down(count * n))
+		return real_calloc(count, n);
+	return calloc_slow(count, n);
+}
+
+__attribute__((noinline)) static void free_slow(void *p)
+{
+	if (p && free_watched(p))
+		freeing(p);
+	real_free(p);
+}
+
+/* The filter says "surely not watched" of most blocks (of all with no
+ * --alloc, of none with exact tracking): then the real free at once. */
 void free(void *p)
 {
 	if (shimheap_owns(p)) {
 		shimheap_free(p);
 		return;
 	}
-	if (!p)
+	if (sampleset_maybe((uintptr_t)p)) {
+		free_slow(p);
 		return;
-	if (!real_free)
-		resolve();
-	if (free_watched(p))
-		freeing(p);
+	}
 	real_free(p);
 }
 
@@ -344,16 +394,14 @@ size_t malloc_usable_size(void *p)
 {
 	if (shimheap_owns(p))
 		return shimheap_usable(p);
-	if (!real_usable_size)
-		resolve();
+	resolve();
 	return real_usable_size(p);
 }
 
 void *realloc(void *p, size_t n)
 {
-	if (!real_realloc)
-		resolve();
-	if (shimheap_owns(p) || (!p && own_heap()))
+	resolve();
+	if (shimheap_owns(p) || (!p && (own_heap() || atomic_load(&resolving))))
 		return shimheap_realloc(p, n);
 	size_t old = p ? malloc_usable_size(p) : 0;
 	bool freed = p && free_watched(p) && freeing(p);
@@ -377,8 +425,7 @@ void *reallocarray(void *p, size_t count, size_t n)
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
-	if (!real_posix_memalign)
-		resolve();
+	resolve();
 	int rc = real_posix_memalign(out, align, n);
 	if (rc == 0)
 		allocated(*out, n);
@@ -387,28 +434,24 @@ int posix_memalign(void **out, size_t align, size_t n)
 
 void *aligned_alloc(size_t align, size_t n)
 {
-	if (!real_aligned_alloc)
-		resolve();
+	resolve();
 	return allocated(real_aligned_alloc(align, n), n);
 }
 
 void *memalign(size_t align, size_t n)
 {
-	if (!real_memalign)
-		resolve();
+	resolve();
 	return allocated(real_memalign(align, n), n);
 }
 
 void *valloc(size_t n)
 {
-	if (!real_valloc)
-		resolve();
+	resolve();
 	return allocated(real_valloc(n), n);
 }
 
 void *pvalloc(size_t n)
 {
-	if (!real_pvalloc)
-		resolve();
+	resolve();
 	return allocated(real_pvalloc(n), n);
 }

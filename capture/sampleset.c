@@ -46,6 +46,12 @@ static void filter_remove(uintptr_t a)
 	}
 }
 
+void sampleset_watch_all(void)
+{
+	for (size_t i = 0; i < sizeof sampleset_filter; i++)
+		atomic_store_explicit(&sampleset_filter[i], FILTER_SATURATED, memory_order_relaxed);
+}
+
 bool sampleset_init(void)
 {
 	void *m = mmap(NULL, SLOTS * sizeof *slots, PROT_READ | PROT_WRITE,

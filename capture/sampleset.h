@@ -19,6 +19,9 @@
 
 /* Maps the table; false (and every free recorded) when it cannot. */
 bool sampleset_init(void);
+/* Every address "maybe" from now on, for good: exact tracking looks at
+ * every free, and the hooks' free asks the filter only. */
+void sampleset_watch_all(void);
 /* A sampled allocation at a. */
 void sampleset_add(uintptr_t a);
 /* Whether a free of a is to be recorded: it was sampled (and is taken

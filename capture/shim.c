@@ -121,7 +121,7 @@ static struct thread_state *thread_state_new(void)
 	ts->map_bytes = bytes;
 	ts->tid = gettid_raw();
 	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
-	ts->alloc_countdown = alloc_next_gap(&ts->rng);
+	ts->alloc_countdown = alloc_first_gap(&ts->rng);
 	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
 	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, shim_cfg.event_ring);
 	stack_bounds(ts);
@@ -557,7 +557,7 @@ static void after_fork_child(void)
 		self->tid = gettid_raw();
 		/* Its own sampling: forked siblings would keep the same bytes. */
 		self->rng ^= (uint64_t)self->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
-		self->alloc_countdown = alloc_next_gap(&self->rng);
+		self->alloc_countdown = alloc_first_gap(&self->rng);
 		self->has_timer = false;
 		ring_init(&self->samples, self->samples.data, self->samples.size);
 		ring_init(&self->events, self->events.data, self->events.size);
@@ -603,8 +603,7 @@ __attribute__((constructor)) static void shim_start(void)
 		sigdelset(&sa.sa_mask, SIGBUS);
 		sampling = sigaction(shim_cfg.signal, &sa, NULL) == 0;
 	}
-	if (shim_cfg.alloc)
-		alloc_init();
+	alloc_init();
 	shim_code_range(dlsym(RTLD_NEXT, "clock_gettime"), &libc_lo, &libc_hi);
 	shim_code_range(dlsym(RTLD_NEXT, "__tls_get_addr"), &ldso_lo, &ldso_hi);
 	/* Sampled allocations in a program that is single-threaded so far:

@@ -217,7 +217,7 @@ unsigned cupti_status(char *buf, size_t n, bool *monotonic);
 void nvtx_prepare(void);           /* constructor: NVTX_INJECTION64_PATH */
 
 /* alloc.c */
-void alloc_init(void);
+void alloc_init(void);            /* constructor: finds the real allocator */
 /* The program's malloc and free are the shim's (after alloc_init). */
 bool alloc_hooks_active(void);
 /* The calling thread's allocations go to the shim's heap from now (on),
@@ -227,5 +227,8 @@ void alloc_use_own_heap(bool on);
  * drawn at its start too, or its first allocation would always be kept,
  * and weighed as if it had been drawn. */
 uint64_t alloc_next_gap(uint64_t *rng);
+/* A new thread's countdown (alloc_next_gap's, or one that never ends
+ * without --alloc): after alloc_init. */
+uint64_t alloc_first_gap(uint64_t *rng);
 
 #endif

@@ -479,8 +479,8 @@ if begin "b. --alloc-sample 65536, one thread: no writer thread while it allocat
 	want_out "threads after allocating: 1"
 	want_out "threads after spinning: 2"
 	want_clean "$c" "capture"
-	n=$(ended | sed -n 's/^clean (END chunk; \([0-9]*\) chunks)/\1/p')
-	[ "${n:-0}" -ge 10 ] || problem "${n:-no} chunks: the cycles did not run while it allocated"
+	chunks=$(ended | sed -n 's/^clean (END chunk; \([0-9]*\) chunks)/\1/p')
+	[ "${chunks:-0}" -ge 10 ] || problem "${chunks:-no} chunks: the cycles did not run while it allocated"
 	grep -q '^lost: *0 samples and 0 events dropped' "$T/info" || problem "info: $(grep '^lost' "$T/info")"
 	want_fold "$c" "$T/one.txt" "stackfold"
 	for f in alloc_here spin_here; do has "$T/one.txt" "$f" || problem "no samples in $f"; done

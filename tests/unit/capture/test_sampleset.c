@@ -3,7 +3,7 @@
  * taken once; the filter never says "surely not" of an address in the
  * set, and says it of most others; addresses sharing a filter byte (1 MiB
  * apart) are told apart by the table; a freed slot is reused; a full
- * table loses no free.
+ * table loses no free; watching every address says "maybe" of all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +105,19 @@ static void test_full_set_misses_no_free(void **state)
 		assert_false(sampleset_maybe(base + b * 16));
 }
 
+/* Exact tracking: the filter says "maybe" of every address, NULL too,
+ * and goes on saying it after adds and takes. */
+static void test_watch_all(void **state)
+{
+	(void)state;
+	sampleset_watch_all();
+	for (uintptr_t a = 0; a < ((uintptr_t)1 << 21); a += 8)
+		assert_true(sampleset_maybe(a));
+	sampleset_add(0x5500000040u);
+	assert_true(sampleset_take(0x5500000040u));
+	assert_true(sampleset_maybe(0x5500000040u));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +126,7 @@ int main(void)
 		cmocka_unit_test(test_shared_byte),
 		cmocka_unit_test(test_saturated_byte_stays_maybe),
 		cmocka_unit_test(test_full_set_misses_no_free),
+		cmocka_unit_test(test_watch_all), /* last: the filter stays saturated */
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
