@@ -26,6 +26,7 @@
 #include "capture/sampleset.h"
 #include "capture/shim.h"
 #include "capture/shimheap.h"
+#include "capture/unwind.h"
 #include "capture/window.h"
 
 typedef void *(*malloc_fn)(size_t);
@@ -175,13 +176,14 @@ static struct ring_record *reserve_waiting(struct thread_state *ts, uint32_t siz
 	return r;
 }
 
-__attribute__((noinline)) static void record(struct thread_state *ts, uint32_t type, void *p,
-					     size_t n)
+/* Inlined into the hooks: the unwinder starts in the hook (unwind.h). */
+static inline __attribute__((always_inline)) void record(struct thread_state *ts, uint32_t type,
+							 void *p, size_t n)
 {
 	shim_guard++;
 	ts->in_tracer = 1;
 	uint64_t ips[MAX_IPS];
-	/* Skipped: shim_unwind_here, record and the hook itself. */
+	/* Skipped: the hook's own frames. */
 	uint32_t nframes = type != REC_ALLOC	      ? 0
 			   : shim_cfg.frame_pointers ? shim_fp_stack_here(ips)
 						     : shim_stack_here(ips, 3);
@@ -274,7 +276,7 @@ static inline bool skipped(size_t n)
  * one outside the windows) draws the next gap: left as it was, the sample
  * would go to the program's next allocation, however small, weighed as
  * if drawn. */
-__attribute__((noinline)) static void *noted(void *p, size_t n)
+static inline __attribute__((always_inline)) void *noted(void *p, size_t n)
 {
 	struct thread_state *ts;
 	if (p && win_recording() && (ts = recording()) && sampled(ts, n)) {

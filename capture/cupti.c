@@ -25,6 +25,7 @@
 #include "capture/gpurec.h"
 #include "capture/python.h"
 #include "capture/shim.h"
+#include "capture/unwind.h"
 #include "capture/window.h"
 
 #define BUFFER_BYTES ((size_t)4 << 20)

@@ -25,10 +25,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 #include "capture/shim.h"
+#include "capture/unwind.h"
 #include "capture/window.h"
 
 struct shim_config shim_cfg;
@@ -291,9 +289,7 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 	return n;
 }
 
-/* The shim's own code, so its frames can be dropped from a hook's stack
- * whatever the compiler inlined. */
-static uintptr_t self_lo, self_hi;
+uintptr_t shim_self_lo, shim_self_hi;
 
 struct code_search {
 	uintptr_t addr, lo, hi;
@@ -324,38 +320,16 @@ bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
 	return true;
 }
 
-uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip)
-{
-	void *buf[SHIM_MAX_UNWIND + 16];
-	int got = unw_backtrace(buf, (int)(max < SHIM_MAX_UNWIND ? max : SHIM_MAX_UNWIND) + 16);
-	int i = 0;
-	if (self_hi) { /* the hook's own frames, however many */
-		while (i < got && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
-			i++;
-	} else {
-		i = (int)skip;
-	}
-	uint32_t n = 0;
-	for (; i < got && n < max; i++)
-		ips[n++] = (uint64_t)(uintptr_t)buf[i] - 1;
-	return n;
-}
-
-uint32_t shim_stack_here(uint64_t *ips, uint32_t skip)
-{
-	return py_walk(ips, shim_unwind_here(ips, MAX_FRAMES, skip), MAX_IPS);
-}
-
 uint32_t shim_fp_stack_here(uint64_t *ips)
 {
 	const struct thread_state *ts = shim_thread;
-	if (!ts || !self_hi || !ts->stack_hi)
+	if (!ts || !shim_self_hi || !ts->stack_hi)
 		return shim_stack_here(ips, 3);
 	uint64_t raw[MAX_FRAMES + 16];
 	uint32_t got = walk_frame_pointers(ts, (uintptr_t)__builtin_frame_address(0), raw, 0,
 					   MAX_FRAMES + 16);
 	uint32_t i = 0, n = 0;
-	while (i < got && raw[i] >= self_lo && raw[i] < self_hi) /* the hook's own frames */
+	while (i < got && raw[i] >= shim_self_lo && raw[i] < shim_self_hi) /* the hook's own frames */
 		i++;
 	for (; i < got && n < MAX_FRAMES; i++)
 		ips[n++] = raw[i];
@@ -384,7 +358,7 @@ bool shim_in_runtime(uintptr_t pc)
 static bool may_start_writer(const struct thread_state *ts, ucontext_t *uc)
 {
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	if (ts->in_tracer || shim_guard || in_code(pc, self_lo, self_hi) || shim_in_runtime(pc))
+	if (ts->in_tracer || shim_guard || in_code(pc, shim_self_lo, shim_self_hi) || shim_in_runtime(pc))
 		return false;
 	unw_cursor_t cur;
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
@@ -581,7 +555,7 @@ __attribute__((constructor)) static void shim_start(void)
 	}
 	win_take_signal();
 	shim_cfg.alloc_set = shim_cfg.alloc_sample || win_windowed;
-	shim_code_range((const void *)&find_segment, &self_lo, &self_hi);
+	shim_code_range((const void *)&find_segment, &shim_self_lo, &shim_self_hi);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);

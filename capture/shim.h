@@ -149,11 +149,8 @@ extern _Atomic uint64_t shim_untracked; /* allocations on threads without state 
 extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
 
 uint64_t shim_now_ns(void);
-/* Leaf-first return addresses of the caller (at most max, up to
- * SHIM_MAX_UNWIND), skipping skip frames; the first one kept is a return
- * address (stored minus 1). */
+/* The most frames a stack is unwound to (capture/unwind.h). */
 #define SHIM_MAX_UNWIND (MAX_FRAMES + 32)
-uint32_t shim_unwind_here(uint64_t *ips, uint32_t max, uint32_t skip);
 /* The loaded segment of whatever object holds addr (code: its text): false
  * when none does. */
 bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi);
@@ -166,13 +163,11 @@ bool shim_code_range(const void *addr, uintptr_t *lo, uintptr_t *hi);
 struct thread_state;
 uint32_t shim_unsampled_stack(struct thread_state *ts, uint64_t cpu_ns, uint64_t *ips,
 			      uint32_t *weight);
-/* The same (at most MAX_FRAMES), then the thread's Python frames: room
- * for MAX_IPS. */
-uint32_t shim_stack_here(uint64_t *ips, uint32_t skip);
-/* The same by frame pointers, for --fp's allocation hooks: the program
- * keeps them (its promise) and so does the shim (built with them); frames
- * of code without them are lost, as in --fp's samples. Not for callbacks
- * from libraries that keep none (CUDA's): shim_stack_here. */
+/* A hook's stack by frame pointers, with the thread's Python frames, for
+ * --fp's allocation hooks: the program keeps them (its promise) and so
+ * does the shim (built with them); frames of code without them are lost,
+ * as in --fp's samples. Not for callbacks from libraries that keep none
+ * (CUDA's): shim_stack_here (capture/unwind.h). */
 uint32_t shim_fp_stack_here(uint64_t *ips);
 
 /* Whether pc is libc's or the dynamic linker's code. */
