@@ -513,42 +513,58 @@ thread_cpu_us() { # PID: the main thread's CPU time in us
 		awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1e6 / hz) }' "/proc/$1/stat"
 	fi
 }
-for base in 0.3 0.7 1.2; do
-	seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-	at=$(awk -v b="$base" -v s="${seed:-$$}" 'BEGIN { srand(s); printf "%.2f", b + rand() * 0.1 }')
-	c=$T/killed.cap
-	rm -f "$c" "$T/spin.pid"
-	begin "c. SIGKILL after s: truncated, readable, samples us of us CPU" || continue
-	"$SC" -o "$c" "$P/spin" 5 "$T/spin.pid" < /dev/null > "$T/out" 2> "$T/err" &
+# start_killable PIDFILE WHAT STACKCAP_ARGS...: stackcap in the background
+# ($sc), until its program has written PIDFILE ($pid; empty, and the case
+# failed, if it never does).
+start_killable() {
+	sk_pidfile=$1 sk_what=$2
+	shift 2
+	rm -f "$sk_pidfile"
+	"$SC" "$@" < /dev/null > "$T/out" 2> "$T/err" &
 	sc=$!
 	i=0
-	while [ ! -s "$T/spin.pid" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-	pid=$(cat "$T/spin.pid" 2>/dev/null)
-	cpu=
+	while [ ! -s "$sk_pidfile" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+	pid=$(cat "$sk_pidfile" 2>/dev/null)
 	if [ -z "$pid" ]; then
-		problem "spin never started"
+		problem "$sk_what never started"
 		kill -9 "$sc" 2>/dev/null
-	else
-		sleep "$at"
-		cpu=$(thread_cpu_us "$pid")
-		kill -9 "$pid"
 	fi
+}
+# killed_capture CAP FOLDED: after the kill, stackcap's status 137 and a
+# truncated, readable capture whose samples ($total) stand for the thread's
+# CPU time ($cpu, read just before the kill) less at most 200 ms.
+killed_capture() {
 	wait "$sc"
 	rc=$?
 	want_rc 137
-	info "$c"
+	info "$1"
 	[ "$irc" -eq 0 ] || problem "stackcap info exit $irc: $(head -c 200 "$T/info.err")"
 	case $(ended) in
 	"truncated after chunk "*) ;;
 	*) problem "ended '$(ended)', expected 'truncated after chunk ...'" ;;
 	esac
-	want_fold "$c" "$T/killed.txt" "stackfold"
-	has "$T/killed.txt" spin_here || problem "spin_here is not in the folded stacks"
-	total=$(folded total "$T/killed.txt" 2>/dev/null)
+	want_fold "$1" "$2" "stackfold"
+	total=$(folded total "$2" 2>/dev/null)
 	if [ -n "$cpu" ] && [ -n "$total" ]; then
 		num "$total" ">=" $((cpu - 200000)) || problem "samples stand for $total us, the thread ran $cpu us: more than 150 ms (+50 ms slack) lost"
 		num "$total" "<=" $((cpu + 50000)) || problem "samples stand for $total us, more than the $cpu us the thread ran"
 	fi
+}
+for base in 0.3 0.7 1.2; do
+	seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+	at=$(awk -v b="$base" -v s="${seed:-$$}" 'BEGIN { srand(s); printf "%.2f", b + rand() * 0.1 }')
+	c=$T/killed.cap
+	rm -f "$c"
+	begin "c. SIGKILL after s: truncated, readable, samples us of us CPU" || continue
+	cpu=
+	start_killable "$T/spin.pid" spin -o "$c" "$P/spin" 5 "$T/spin.pid"
+	if [ -n "$pid" ]; then
+		sleep "$at"
+		cpu=$(thread_cpu_us "$pid")
+		kill -9 "$pid"
+	fi
+	killed_capture "$c" "$T/killed.txt"
+	has "$T/killed.txt" spin_here || problem "spin_here is not in the folded stacks"
 	finish "c. SIGKILL after ${at} s: truncated, readable, samples ${total:-?} us of ${cpu:-?} us CPU"
 done
 
@@ -557,39 +573,18 @@ done
 # allocates, the capture holds all but the last ~100 ms of samples, and the
 # allocations recorded until then.
 c=$T/killed_one.cap
-rm -f "$c" "$T/one.pid"
+rm -f "$c"
 if begin "c. SIGKILL, one thread allocating under --alloc-sample: truncated, readable, samples of all but 200 ms"; then
-	"$SC" --alloc-sample 65536 -o "$c" "$P/onethread" 5000 0 "$T/one.pid" < /dev/null > "$T/out" 2> "$T/err" &
-	sc=$!
-	i=0
-	while [ ! -s "$T/one.pid" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-	pid=$(cat "$T/one.pid" 2>/dev/null)
 	cpu=
-	if [ -z "$pid" ]; then
-		problem "onethread never started"
-		kill -9 "$sc" 2>/dev/null
-	else
+	start_killable "$T/one.pid" onethread --alloc-sample 65536 -o "$c" "$P/onethread" 5000 0 "$T/one.pid"
+	if [ -n "$pid" ]; then
 		sleep 0.6
 		cpu=$(thread_cpu_us "$pid")
 		threads=$(ls "/proc/$pid/task" | wc -l)
 		[ "$threads" -eq 1 ] || problem "$threads threads while it allocates, expected 1"
 		kill -9 "$pid"
 	fi
-	wait "$sc"
-	rc=$?
-	want_rc 137
-	info "$c"
-	[ "$irc" -eq 0 ] || problem "stackcap info exit $irc: $(head -c 200 "$T/info.err")"
-	case $(ended) in
-	"truncated after chunk "*) ;;
-	*) problem "ended '$(ended)', expected 'truncated after chunk ...'" ;;
-	esac
-	want_fold "$c" "$T/killed_one.txt" "stackfold"
-	total=$(folded total "$T/killed_one.txt" 2>/dev/null)
-	if [ -n "$cpu" ] && [ -n "$total" ]; then
-		num "$total" ">=" $((cpu - 200000)) || problem "samples stand for $total us, the thread ran $cpu us: more than 150 ms (+50 ms slack) lost"
-		num "$total" "<=" $((cpu + 50000)) || problem "samples stand for $total us, more than the $cpu us the thread ran"
-	fi
+	killed_capture "$c" "$T/killed_one.txt"
 	want_fold "$c" "$T/killed_onea.txt" "alloc_count" --metric alloc_count
 	has "$T/killed_onea.txt" alloc_here || problem "no sampled allocations recorded before the kill"
 	finish "c. SIGKILL, one thread allocating under --alloc-sample: truncated, readable, samples ${total:-?} us of ${cpu:-?} us CPU"
