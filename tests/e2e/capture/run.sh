@@ -580,7 +580,7 @@ if begin "c. SIGKILL, one thread allocating under --alloc-sample: truncated, rea
 	if [ -n "$pid" ]; then
 		sleep 0.6
 		cpu=$(thread_cpu_us "$pid")
-		threads=$(ls "/proc/$pid/task" | wc -l)
+		threads=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
 		[ "$threads" -eq 1 ] || problem "$threads threads while it allocates, expected 1"
 		kill -9 "$pid"
 	fi
