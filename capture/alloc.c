@@ -337,9 +337,10 @@ __attribute__((noinline)) static void *malloc_slow(size_t n)
 			return shimheap_alloc(n);
 		resolve();
 	}
-	if (own_heap())
-		return shimheap_alloc(n);
-	void *p = real_malloc(n);
+	void *p;
+	if (own_heap() && (p = shimheap_alloc(n))) /* full: the program's heap then */
+		return p;
+	p = real_malloc(n);
 	return watching == FREES_NONE ? p : noted(p, n);
 }
 
@@ -357,9 +358,10 @@ __attribute__((noinline)) static void *calloc_slow(size_t count, size_t n)
 			return shimheap_calloc(count, n);
 		resolve();
 	}
-	if (own_heap())
-		return shimheap_calloc(count, n);
-	void *p = real_calloc(count, n);
+	void *p;
+	if (own_heap() && (p = shimheap_calloc(count, n)))
+		return p;
+	p = real_calloc(count, n);
 	return watching == FREES_NONE ? p : noted(p, count * n);
 }
 
@@ -403,8 +405,18 @@ size_t malloc_usable_size(void *p)
 void *realloc(void *p, size_t n)
 {
 	resolve();
-	if (shimheap_owns(p) || (!p && (own_heap() || atomic_load(&resolving))))
-		return shimheap_realloc(p, n);
+	if (shimheap_owns(p) || (!p && (own_heap() || atomic_load(&resolving)))) {
+		void *q = shimheap_realloc(p, n);
+		if (q || !n || atomic_load(&resolving))
+			return q;
+		/* The shim's heap is full: on to the program's. */
+		if ((q = real_malloc(n)) && p) {
+			size_t have = shimheap_usable(p);
+			memcpy(q, p, have < n ? have : n);
+			shimheap_free(p);
+		}
+		return q;
+	}
 	size_t old = p ? malloc_usable_size(p) : 0;
 	bool freed = p && free_watched(p) && freeing(p);
 	void *q = real_realloc(p, n);

@@ -5,7 +5,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define HEAP_BYTES ((size_t)1 << 30)
+/* Address space, not memory (NORESERVE), but it counts against a ulimit -v:
+ * what a writer cycle keeps (the compressor's context, the stack tables,
+ * the buffers) fits many times over. Beyond it the shim's allocations go
+ * to the program's heap (alloc.c). */
+#define HEAP_BYTES ((size_t)256 << 20)
 #define HEADER 16                /* before each block: its class; keeps 16-byte alignment */
 #define MIN_CLASS 5              /* 32 bytes, header included */
 #define MAX_CLASS 30

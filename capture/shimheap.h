@@ -5,7 +5,8 @@
  * between its blocks and the top, and change how its malloc behaves: the
  * program's heap must look as it would without the shim.
  *
- * One reserved mapping (NORESERVE: pages cost nothing until touched),
+ * One reserved mapping of 256 MiB (NORESERVE: pages cost nothing until
+ * touched),
  * power-of-two size classes from 32 bytes, a free list per class, a spin
  * lock (the shim allocates here rarely). A block is never returned to
  * the OS but its pages are, from 1 MiB up.

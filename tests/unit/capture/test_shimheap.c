@@ -94,13 +94,14 @@ static void test_limits(void **state)
 	(void)state;
 	assert_null(shimheap_alloc((size_t)1 << 30)); /* no class holds it with its header */
 	assert_null(shimheap_alloc(SIZE_MAX));
-	/* Half-GiB blocks, never touched: the heap holds fewer than two
+	/* Blocks of half the heap, never touched: it holds fewer than two
 	 * beside what the other tests took. */
-	void *a = shimheap_alloc(((size_t)1 << 29) - 16);
+	size_t half = shimheap_size / 2 - 16;
+	void *a = shimheap_alloc(half);
 	assert_non_null(a);
-	assert_null(shimheap_alloc(((size_t)1 << 29) - 16));
+	assert_null(shimheap_alloc(half));
 	shimheap_free(a);
-	void *b = shimheap_alloc(((size_t)1 << 29) - 16); /* the freed one again */
+	void *b = shimheap_alloc(half); /* the freed one again */
 	assert_ptr_equal(b, a);
 	shimheap_free(b);
 }
