@@ -6,8 +6,8 @@
  * The real functions come from dlsym(RTLD_NEXT) (so jemalloc or tcmalloc
  * underneath keep working); dlsym itself may allocate, which the shim's
  * own heap serves (capture/shimheap.h), as it serves a writer cycle run on
- * the program's thread (alloc_use_own_heap). A thread-local guard keeps the shim's own allocations (and
- * the unwinder's) out of the capture. A free is recorded before the real
+ * the program's thread (alloc_use_own_heap). A thread-local guard keeps
+ * the shim's own allocations (and the unwinder's) out of the capture. A free is recorded before the real
  * free, so the address cannot be handed out again before the record.
  * With STACKCAP_ALLOC_SAMPLE=BYTES only allocations hit by a Poisson
  * process over bytes (mean BYTES) are recorded, with their stacks, and
@@ -105,7 +105,8 @@ void alloc_init(void)
 bool alloc_hooks_active(void)
 {
 	uintptr_t lo, hi;
-	uintptr_t m = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc"), f = (uintptr_t)dlsym(RTLD_DEFAULT, "free");
+	uintptr_t m = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");
+	uintptr_t f = (uintptr_t)dlsym(RTLD_DEFAULT, "free");
 	return shim_code_range((const void *)&resolve, &lo, &hi) && m >= lo && m < hi && f >= lo &&
 	       f < hi;
 }

@@ -329,7 +329,7 @@ uint32_t shim_fp_stack_here(uint64_t *ips)
 	uint32_t got = walk_frame_pointers(ts, (uintptr_t)__builtin_frame_address(0), raw, 0,
 					   MAX_FRAMES + 16);
 	uint32_t i = 0, n = 0;
-	while (i < got && raw[i] >= shim_self_lo && raw[i] < shim_self_hi) /* the hook's own frames */
+	while (i < got && raw[i] >= shim_self_lo && raw[i] < shim_self_hi) /* the hook's frames */
 		i++;
 	for (; i < got && n < MAX_FRAMES; i++)
 		ips[n++] = raw[i];
@@ -358,7 +358,8 @@ bool shim_in_runtime(uintptr_t pc)
 static bool may_start_writer(const struct thread_state *ts, ucontext_t *uc)
 {
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	if (ts->in_tracer || shim_guard || in_code(pc, shim_self_lo, shim_self_hi) || shim_in_runtime(pc))
+	if (ts->in_tracer || shim_guard || in_code(pc, shim_self_lo, shim_self_hi) ||
+	    shim_in_runtime(pc))
 		return false;
 	unw_cursor_t cur;
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
