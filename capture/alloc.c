@@ -100,15 +100,23 @@ void alloc_init(void)
 	watching = shim_cfg.alloc_set ? FREES_SAMPLED : FREES_ALL;
 }
 
-/* Whether the program's malloc and free are these hooks: not when the
- * program (or a library loaded before the shim) brings its own. */
+/* Whether the program's malloc is these hooks: not when the program (or a
+ * library loaded before the shim) brings its own, and with it its own free.
+ * Asked by calling it, since the address dlsym gives may be a non-PIE
+ * program's PLT entry that leads here (python3.11's): ours answers from the
+ * shim's heap. */
 bool alloc_hooks_active(void)
 {
-	uintptr_t lo, hi;
-	uintptr_t m = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");
-	uintptr_t f = (uintptr_t)dlsym(RTLD_DEFAULT, "free");
-	return shim_code_range((const void *)&resolve, &lo, &hi) && m >= lo && m < hi && f >= lo &&
-	       f < hi;
+	void *(*m)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+	void (*f)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+	if (!m || !f)
+		return false;
+	alloc_use_own_heap(true);
+	void *p = m(16);
+	alloc_use_own_heap(false);
+	bool ours = shimheap_owns(p);
+	f(p);
+	return ours;
 }
 
 /* ---- recording ---- */

@@ -22,7 +22,8 @@
 #      (libz frames leafward of the Python caller, GIL released), a second
 #      thread rooted in threading's bootstrap
 #   d. exits while sampled: os._exit(3), sys.exit(4): clean captures
-#   e. --alloc: the allocating Python function and line
+#   e. --alloc: the allocating Python function and line; --alloc-sample
+#      with the writer on the interpreter's thread
 #   f. faults: walks made to fault (STACKCAP_PY_TEST_FAULT) are caught and
 #      counted with faulthandler enabled (the program's SIGSEGV handler set
 #      after ours); a real crash still reaches faulthandler and kills
@@ -249,6 +250,24 @@ for PY in $pythons; do
 		[ "$(pycheck hotline "$T/alloc.f" make_lists)" = "$(line_of "$PROGS/allocs.py" ALLOC_LINE)" ] ||
 			problem "make_lists' line $(pycheck hotline "$T/alloc.f" make_lists)"
 		finish "$L e. --alloc: 200 MB allocated by make_lists at its line"
+	fi
+
+	# The interpreter is single-threaded: under --alloc-sample the shim's
+	# writer runs on its thread (glibc's malloc stays lock-free), and the
+	# sampled bytes still come to make_lists' 200 MB. python3.11 is not PIE
+	# and takes malloc's address: dlsym finds its PLT entry, which leads to
+	# the shim all the same.
+	if begin "$L e. --alloc-sample 65536: one thread, make_lists' 200 MB estimated (+-15%)"; then
+		cf=$T/alloc_sampled.cap
+		cap "$cf" -- --alloc-sample 65536 "$PY" "$PROGS/allocs.py" threads
+		want_rc 0
+		want_out "threads 1"
+		# stackfold scales each sampled block by 1 / its chance of being kept.
+		"$SF" --metric alloc_bytes "$cf" > "$T/allocs.f" 2> "$T/allocs.err" ||
+			problem "stackfold: $(head -c 200 "$T/allocs.err")"
+		bytes=$(grep 'make_lists' "$T/allocs.f" | awk '{ s += $NF } END { print s + 0 }')
+		between "$bytes" 170000000 230000000 || problem "make_lists estimated at $bytes bytes, expected 200 MB +-15%"
+		finish "$L e. --alloc-sample 65536: one thread, make_lists' 200 MB estimated (+-15%)"
 	fi
 
 	# ------------------------------------------------------- f. faults --

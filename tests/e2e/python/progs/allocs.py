@@ -1,4 +1,10 @@
-# 2000 x 100 kB kept: 200 MB allocated on one line.
+# 2000 x 100 kB kept: 200 MB allocated on one line. With "threads", then
+# prints how many threads the process has (a single-threaded program under
+# --alloc-sample: the shim's writer runs on its thread, so 1).
+import os
+import sys
+
+
 def make_lists():
     keep = []
     for _ in range(2000):
@@ -7,3 +13,5 @@ def make_lists():
 
 
 kept = make_lists()
+if sys.argv[1:] == ["threads"]:
+    print("threads", len(os.listdir("/proc/self/task")))
