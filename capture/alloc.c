@@ -209,11 +209,7 @@ static inline __attribute__((always_inline)) void record(struct thread_state *ts
 		if (ring_commit(&ts->events, tail))
 			writer_kick();
 	}
-	/* A single-threaded program's cycles run here, when the program's
-	 * own code allocated: libc or the dynamic linker may be in the middle
-	 * of something (dlopen's lists) the cycle reads. */
-	if (nframes > 0 && !shim_in_runtime(ips[0]))
-		writer_poll();
+	writer_poll(nframes > 0 ? (uintptr_t)ips[0] : 0); /* a single-threaded program's cycles */
 	ts->in_tracer = 0;
 	shim_guard--;
 }
@@ -316,10 +312,11 @@ static void *allocated(void *p, size_t n)
 }
 
 /* Whether a free of p may be recorded. Most frees are of blocks never
- * sampled: the set's filter says so from memory the cache keeps. */
+ * sampled: the set's filter says so from memory the cache keeps (exact
+ * tracking saturates it). */
 static inline bool free_watched(const void *p)
 {
-	return watching == FREES_ALL || (watching == FREES_SAMPLED && sampleset_maybe((uintptr_t)p));
+	return watching != FREES_NONE && sampleset_maybe((uintptr_t)p);
 }
 
 /* A free that free_watched() let through: recorded when its thread
@@ -381,9 +378,10 @@ void *calloc(size_t count, size_t n)
 	return calloc_slow(count, n);
 }
 
+/* A free the filter let through. */
 __attribute__((noinline)) static void free_slow(void *p)
 {
-	if (p && free_watched(p))
+	if (p && watching != FREES_NONE)
 		freeing(p);
 	real_free(p);
 }

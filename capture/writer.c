@@ -406,20 +406,18 @@ static void empty(struct fk_cap_buf *b)
 	b->failed = false;
 }
 
+/* A cycle's state: the kept buffers, emptied; counts at 0 (the times are
+ * the caller's to set). */
 static struct cycle cycle_start(struct fk_cap_buf *out)
 {
-	struct cycle c = { 0 };
-	struct fk_cap_buf *bufs[] = { &c.stacks, &c.samples, &c.allocs, &c.threads, &c.drops,
-				      &c.modules, &c.gpu_api, &c.nvtx, &c.pyframes, &c.windows };
-	const struct fk_cap_buf *from[] = { &kept.stacks, &kept.samples, &kept.allocs, &kept.threads,
-					    &kept.drops, &kept.modules, &kept.gpu_api, &kept.nvtx,
-					    &kept.pyframes, &kept.windows };
-	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
-		*bufs[i] = *from[i];
-		empty(bufs[i]);
-	}
+	struct cycle c = kept;
 	*out = kept_out;
-	empty(out);
+	struct fk_cap_buf *bufs[] = { &c.stacks, &c.samples, &c.allocs, &c.threads, &c.drops,
+				      &c.modules, &c.gpu_api, &c.nvtx, &c.pyframes, &c.windows, out };
+	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+		empty(bufs[i]);
+	c.ts = NULL;
+	c.nsamples = c.nallocs = 0;
 	return c;
 }
 
@@ -690,9 +688,10 @@ static bool start_thread(void)
 	return running;
 }
 
-void writer_poll(void)
+void writer_poll(uintptr_t caller)
 {
-	if (!atomic_load_explicit(&inline_cycles, memory_order_relaxed))
+	if (!atomic_load_explicit(&inline_cycles, memory_order_relaxed) || !caller ||
+	    shim_in_runtime(caller))
 		return;
 	uint64_t since = shim_now_ns() - atomic_load_explicit(&last_cycle_ns, memory_order_relaxed);
 	if (since < CYCLE_NS && !atomic_load_explicit(&kicked, memory_order_relaxed))
