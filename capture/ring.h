@@ -83,11 +83,13 @@ static inline bool ring_commit(struct ring *r, uint64_t new_tail)
 static inline void ring_drain(struct ring *r, void (*fn)(void *ctx, const struct ring_record *rec),
 			      void *ctx)
 {
+	/* Read once: their line is the one the producer writes tail on. */
+	const uint8_t *data = r->data;
+	const uint64_t mask = r->size - 1;
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 	while (head < tail) {
-		const struct ring_record *rec =
-			(const struct ring_record *)(r->data + (head & (r->size - 1)));
+		const struct ring_record *rec = (const struct ring_record *)(data + (head & mask));
 		if (rec->type != 0)
 			fn(ctx, rec);
 		head += rec->size;

@@ -122,6 +122,10 @@ struct cycle {
 	struct fk_cap_buf pyframes; /* Python frames the stacks name */
 	struct fk_cap_buf windows;  /* capture window edges */
 	struct thread_state *ts;
+	/* ts's tid, read once: its line is the one the thread's hooks write
+	 * on every allocation, and a read per record made the writer wait for
+	 * it (two thirds of on_record's time on the malloc loop). */
+	uint64_t tid;
 	uint64_t t_samples, t_allocs, t_api, t_nvtx, t_windows; /* previous times, for deltas */
 	uint64_t nsamples, nallocs;
 };
@@ -171,11 +175,11 @@ static void on_record(void *ctx, const struct ring_record *rec)
 	struct cycle *c = ctx;
 	if (rec->type == REC_SAMPLE) {
 		const struct rec_sample *s = (const struct rec_sample *)rec;
-		put_sample(c, c->ts->tid, stack_node(c, s->ips, s->nframes), s->weight, s->t_ns);
+		put_sample(c, c->tid, stack_node(c, s->ips, s->nframes), s->weight, s->t_ns);
 	} else if (rec->type == REC_NVTX) {
 		const struct rec_nvtx *v = (const struct rec_nvtx *)rec;
 		fk_cap_put_u8(&c->nvtx, (uint8_t)v->op);
-		fk_cap_put_uvarint(&c->nvtx, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->nvtx, (uint64_t)c->tid);
 		fk_cap_put_svarint(&c->nvtx, (int64_t)(v->t_ns - c->t_nvtx));
 		fk_cap_put_uvarint(&c->nvtx, v->id);
 		fk_cap_put_string(&c->nvtx, v->name, v->len);
@@ -193,7 +197,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		} else {
 			fk_cap_put_u8(&c->gpu_api, FK_CAP_API_GRAPH_NODE);
 			fk_cap_put_uvarint(&c->gpu_api, node);
-			fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->ts->tid);
+			fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->tid);
 			fk_cap_put_uvarint(&c->gpu_api, stack_node(c, g->ips, g->nframes));
 		}
 	} else if (rec->type == REC_GPU_API || rec->type == REC_GPU_LINK) {
@@ -205,7 +209,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 			return;
 		}
 		fk_cap_put_u8(&c->gpu_api, FK_CAP_API_CALL);
-		fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->gpu_api, (uint64_t)c->tid);
 		fk_cap_put_uvarint(&c->gpu_api, g->corr);
 		fk_cap_put_u8(&c->gpu_api, (uint8_t)g->domain);
 		fk_cap_put_uvarint(&c->gpu_api, g->cbid);
@@ -217,7 +221,7 @@ static void on_record(void *ctx, const struct ring_record *rec)
 		bool alloc = rec->type == REC_ALLOC;
 		fk_cap_put_u8(&c->allocs, alloc ? FK_CAP_ALLOC : FK_CAP_FREE);
 		fk_cap_put_svarint(&c->allocs, (int64_t)(a->t_ns - c->t_allocs));
-		fk_cap_put_uvarint(&c->allocs, (uint64_t)c->ts->tid);
+		fk_cap_put_uvarint(&c->allocs, (uint64_t)c->tid);
 		fk_cap_put_uvarint(&c->allocs, a->addr);
 		if (alloc) {
 			fk_cap_put_uvarint(&c->allocs, a->size);
@@ -450,6 +454,7 @@ static void cycle(bool final)
 		next = ts->next;
 		bool dead = atomic_load(&ts->dead);
 		c.ts = ts;
+		c.tid = (uint64_t)ts->tid;
 		if (!ts->named) {
 			thread_name(&c, ts);
 			ts->named = true;
