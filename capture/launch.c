@@ -73,7 +73,7 @@ static bool set_settings(const struct fk_launch_opts *o, struct fk_diag *d)
 	       set_env("STACKCAP_ALLOC", o->alloc ? "1" : "0", d) &&
 	       set_env("STACKCAP_ALLOC_DROP", o->alloc_drop ? "1" : "0", d) &&
 	       set_num("STACKCAP_ALLOC_SAMPLE", o->alloc_sample, d) &&
-	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : "libunwind", d) &&
+	       set_env("STACKCAP_UNWIND", o->fp ? "fp" : o->libunwind_only ? "libunwind" : "dwarf", d) &&
 	       set_env("STACKCAP_FOLLOW", o->follow ? "1" : "0", d) &&
 	       set_env("STACKCAP_PYTHON", o->python ? "1" : "0", d) &&
 	       set_env("STACKCAP_DELAY", o->delay ? o->delay : "", d) &&

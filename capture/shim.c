@@ -74,6 +74,7 @@ static void read_config(void)
 		shim_cfg.hz = 100000;
 	const char *unwind = getenv("STACKCAP_UNWIND");
 	shim_cfg.frame_pointers = unwind && strcmp(unwind, "fp") == 0;
+	shim_cfg.libunwind_only = unwind && strcmp(unwind, "libunwind") == 0;
 	shim_cfg.alloc = env_ulong("STACKCAP_ALLOC", 0) != 0;
 	shim_cfg.alloc_sample = env_ulong("STACKCAP_ALLOC_SAMPLE", 0);
 	shim_cfg.alloc_drop = env_ulong("STACKCAP_ALLOC_DROP", 0) != 0;
@@ -635,6 +636,19 @@ __attribute__((noreturn)) void _Exit(int status)
 	shim_stop();
 	((exit_fn)dlsym(RTLD_NEXT, "_Exit"))(status);
 	__builtin_unreachable();
+}
+
+/* Code unloaded: the hooks' unwinder forgets the rules it read, for
+ * another object may come to the same addresses. */
+int dlclose(void *handle)
+{
+	typedef int (*dlclose_fn)(void *);
+	static dlclose_fn real;
+	if (!real)
+		real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	int rc = real(handle);
+	cfi_forget_all();
+	return rc;
 }
 
 /* An exec ends this image's capture cleanly; if the exec fails the

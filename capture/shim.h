@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "formats/capture.h"
+#include "capture/cfiunwind.h"
 #include "capture/python.h"
 #include "capture/ring.h"
 
@@ -106,6 +107,7 @@ struct thread_state {
 	uint64_t last_ips[MAX_IPS];
 	char exit_name[16];        /* its name as it exited (/proc forgets it then) */
 	int exit_rounds;           /* rounds of its key's destructor put off (detach_thread) */
+	struct cfi_cache cfi;      /* the hooks' unwinder's rules (cfiunwind.h) */
 	struct ring samples, events; /* events: allocations and CUDA API calls */
 	size_t map_bytes;          /* this struct and its rings, one mapping */
 };
@@ -113,6 +115,7 @@ struct thread_state {
 struct shim_config {
 	unsigned hz;
 	bool frame_pointers;
+	bool libunwind_only;   /* the hooks' stacks by libunwind, not cfiunwind.h's fast walk */
 	bool alloc;
 	bool alloc_drop;       /* a full ring drops allocation events instead of waiting */
 	uint64_t event_ring;   /* bytes of each thread's event ring (a power of 2) */

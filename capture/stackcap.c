@@ -49,6 +49,9 @@ static void usage(FILE *f)
 "      --fp              unwind with frame pointers instead of libunwind, for\n"
 "                        samples and --alloc's stacks (faster, but stops at\n"
 "                        code built without them)\n"
+"      --libunwind       walk --alloc's stacks with libunwind alone, not the\n"
+"                        shim's cached .eh_frame rules (slower; the same\n"
+"                        stacks, for a check)\n"
 "      --no-follow       do not capture programs PROGRAM executes (forked\n"
 "                        children are always captured, each to its own file)\n"
 "      --no-python       native stacks only in a Python program (by default\n"
@@ -80,7 +83,7 @@ static void usage(FILE *f)
 "The same settings work as environment variables, for launchers (torchrun,\n"
 "mpirun) that start the processes themselves:\n"
 "  LD_PRELOAD=/path/to/libstackcap.so STACKCAP_OUTPUT=run.%%p.stackcap\n"
-"  STACKCAP_HZ=999 STACKCAP_ALLOC=1 STACKCAP_ALLOC_SAMPLE=BYTES STACKCAP_UNWIND=fp\n"
+"  STACKCAP_HZ=999 STACKCAP_ALLOC=1 STACKCAP_ALLOC_SAMPLE=BYTES STACKCAP_UNWIND=fp|libunwind\n"
 "  STACKCAP_ALLOC_DROP=1\n"
 "  STACKCAP_FOLLOW=0 STACKCAP_PYTHON=0 (%%p in STACKCAP_OUTPUT becomes the\n"
 "  process id)\n"
@@ -189,7 +192,7 @@ static int export_cmd(int argc, char **argv)
 	return fk_export_run(&o, &d);
 }
 
-enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_ALLOC_DROP, OPT_FP, OPT_NO_FOLLOW, OPT_NO_PYTHON,
+enum { OPT_ALLOC = 256, OPT_ALLOC_SAMPLE, OPT_ALLOC_DROP, OPT_FP, OPT_LIBUNWIND, OPT_NO_FOLLOW, OPT_NO_PYTHON,
        OPT_VERSION, OPT_DELAY, OPT_DURATION, OPT_TOGGLE_SIGNAL, OPT_CAPTURE_RANGE, OPT_SCHEDULE,
        OPT_STEP_MARKER };
 
@@ -257,6 +260,7 @@ int main(int argc, char **argv)
 		{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 		{ "alloc-drop", no_argument, NULL, OPT_ALLOC_DROP },
 		{ "fp", no_argument, NULL, OPT_FP },
+		{ "libunwind", no_argument, NULL, OPT_LIBUNWIND },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
 		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 		{ "delay", required_argument, NULL, OPT_DELAY },
@@ -293,6 +297,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ALLOC_DROP: o.alloc_drop = true; break;
 		case OPT_FP: o.fp = true; break;
+		case OPT_LIBUNWIND: o.libunwind_only = true; break;
 		case OPT_NO_FOLLOW: o.follow = false; break;
 		case OPT_NO_PYTHON: o.python = false; break;
 		case OPT_DELAY: case OPT_DURATION: case OPT_TOGGLE_SIGNAL: case OPT_CAPTURE_RANGE:
@@ -305,6 +310,8 @@ int main(int argc, char **argv)
 		default: return fk_cli_bad_option(prog, argv, "+o:F:h", longopts);
 		}
 	}
+	if (o.fp && o.libunwind_only)
+		return fk_cli_usage_error(prog, "--fp and --libunwind are two ways to unwind: choose one");
 	if (o.step_marker && w.trigger != FK_WIN_SCHEDULE)
 		return fk_cli_usage_error(prog, "--step-marker goes with --schedule");
 	if (optind >= argc)

@@ -10,6 +10,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "capture/cfiunwind.h"
 #include "capture/shim.h"
 
 /* The shim's own code (its loaded text; 0, 0 until found): its frames are
@@ -23,7 +24,21 @@ static inline __attribute__((always_inline)) uint32_t shim_unwind_here(uint64_t 
 								      uint32_t skip)
 {
 	void *buf[SHIM_MAX_UNWIND + 16];
-	int got = unw_backtrace(buf, (int)(max < SHIM_MAX_UNWIND ? max : SHIM_MAX_UNWIND) + 16);
+	int want = (int)(max < SHIM_MAX_UNWIND ? max : SHIM_MAX_UNWIND) + 16;
+	int got = -1;
+#if defined(__x86_64__)
+	struct thread_state *ts = shim_thread;
+	if (ts && ts->stack_hi && !shim_cfg.libunwind_only) {
+		/* This frame's registers: the walk starts here, in the hook. */
+		uintptr_t pc, sp, bp;
+		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+				 : "=r"(pc), "=r"(sp), "=r"(bp));
+		got = cfi_backtrace(&ts->cfi, pc, sp, bp, ts->stack_hi,
+				    (uintptr_t *)buf, want);
+	}
+#endif
+	if (got < 0)
+		got = unw_backtrace(buf, want);
 	int i = 0;
 	if (shim_self_hi) {
 		while (i < got && (uintptr_t)buf[i] >= shim_self_lo && (uintptr_t)buf[i] < shim_self_hi)

@@ -277,6 +277,36 @@ if wanted "b. --alloc --fp: grow's and leak's stacks from main down as libunwind
 	finish "b. --alloc --fp: grow's and leak's stacks from main down as libunwind's"
 fi
 
+# The hooks walk an allocation's stack by .eh_frame rules of their own
+# (capture/cfiunwind.c) and ask libunwind only where those rules do not
+# reach: the stacks must be libunwind's, frame for frame and count for
+# count, from one call site in a loop (its stack kept and checked),
+# threads (clone's end of the stack), C++ and libc's own allocations.
+if wanted "b. --alloc's fast walk: every stack and count as --libunwind's"; then
+	begin "b. --alloc's fast walk: every stack and count as --libunwind's"
+	for prog in "$ALLOC_PATTERN" "$P/smallallocs 3000" "$P/smallallocs --threads 20" "$P/box 0.05"; do
+		name=$(basename "${prog%% *}")
+		# shellcheck disable=SC2086 # prog is a command and its arguments
+		cap "$T/walk_fast.cap" -- --alloc $prog
+		want_rc 0
+		# shellcheck disable=SC2086
+		cap "$T/walk_unw.cap" -- --alloc --libunwind $prog
+		want_rc 0
+		want_fold "$T/walk_fast.cap" "$T/walk_fast.txt" "$name, fast walk" --metric alloc_count
+		want_fold "$T/walk_unw.cap" "$T/walk_unw.txt" "$name, libunwind" --metric alloc_count
+		sort "$T/walk_fast.txt" > "$T/walk_fast.sorted"
+		sort "$T/walk_unw.txt" > "$T/walk_unw.sorted"
+		cmp -s "$T/walk_fast.sorted" "$T/walk_unw.sorted" ||
+			problem "$prog: the fast walk's stacks differ from libunwind's: $(diff "$T/walk_fast.sorted" "$T/walk_unw.sorted" | head -c 400 | tr '\n' '|')"
+		grep -q '^_start;.*;main;' "$T/walk_fast.txt" || problem "$prog: no stack from _start through main"
+		case $prog in
+		*--threads*) grep -q '^clone3;start_thread;one_small 20$' "$T/walk_fast.txt" ||
+			problem "$prog: no 'clone3;start_thread;one_small 20': $(tr '\n' '|' < "$T/walk_fast.txt" | head -c 300)" ;;
+		esac
+	done
+	finish "b. --alloc's fast walk: every stack and count as --libunwind's"
+fi
+
 # Leaks never invented from a loss: each ALLOCS chunk of alloc_pattern's
 # capture damaged in turn (one flipped bit: the issue's 75 MiB "leaked" from
 # grow), and the capture cut short. A damaged chunk's frees may be gone, so

@@ -1,0 +1,151 @@
+/* cfiunwind.c - a stack walked by cached .eh_frame rules (see
+ * cfiunwind.h). */
+#include "capture/cfiunwind.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static _Atomic uint32_t generation;
+
+void cfi_forget_all(void)
+{
+	atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+}
+
+_Static_assert(CFI_CACHE_SLOTS == 1 << (64 - 54), "the rules' hash gives 10 bits");
+_Static_assert(CFI_STACKS == 1 << (64 - 60), "the stacks' hash gives 4 bits");
+
+static struct cfi_rule rule_for(struct cfi_cache *c, uintptr_t pc)
+{
+	struct cfi_cache_slot *s = &c->slots[(pc * 0x9E3779B97F4A7C15u) >> 54];
+	if (s->pc != pc) {
+		s->rule = cfi_rule_at(pc);
+		s->pc = pc;
+	}
+	return s->rule;
+}
+
+/* A word of the stack, maybe in a frame of code built without ASan's
+ * knowledge of it. */
+__attribute__((no_sanitize("address"))) static uintptr_t load(uintptr_t at)
+{
+	uintptr_t v;
+	memcpy(&v, (const void *)at, sizeof v);
+	return v;
+}
+
+/* The stack kept for these registers, if its words are unchanged. */
+static int kept(const struct cfi_stack *s, uintptr_t pc, uintptr_t sp, uintptr_t bp,
+		uintptr_t *out, int max)
+{
+	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || (int)s->n > max)
+		return -1;
+	uintptr_t differ = 0;
+	for (uint32_t i = 0; i < s->nchecks; i++)
+		differ |= load(s->checks[i].at) ^ s->checks[i].was;
+	if (differ)
+		return -1;
+	memcpy(out, s->out, s->n * sizeof *out);
+	return (int)s->n;
+}
+
+/* A walk, noting in s (when it is not NULL) what it read. */
+struct walk {
+	struct cfi_stack *s;
+	struct cfi_check bp_from; /* where bp was loaded; at 0: bp is the innermost frame's */
+	bool bp_checked;          /* bp's current value is among the checks */
+};
+
+static void note(struct walk *w, uintptr_t at, uintptr_t was)
+{
+	if (w->s)
+		w->s->checks[w->s->nchecks++] = (struct cfi_check){ at, was };
+}
+
+/* A rule reads bp: the walk depends on where bp came from. */
+static void bp_read(struct walk *w)
+{
+	if (!w->s || w->bp_checked)
+		return;
+	if (w->bp_from.at)
+		note(w, w->bp_from.at, w->bp_from.was);
+	else
+		w->s->bp_used = true;
+	w->bp_checked = true;
+}
+
+static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp, uintptr_t bp,
+		uintptr_t hi, uintptr_t *out, int max)
+{
+	const uintptr_t lo = sp;
+	int n = 0;
+	out[n++] = pc;
+	/* The innermost frame runs at pc; the others' pc is inside the call. */
+	uintptr_t at = pc;
+	while (n < max) {
+		struct cfi_rule r = rule_for(c, at);
+		if (r.kind == CFI_OUTERMOST)
+			return n;
+		if (r.kind != CFI_FRAME)
+			return -1;
+		if (r.cfa_reg == CFI_RBP)
+			bp_read(w);
+		uintptr_t cfa = (r.cfa_reg == CFI_RSP ? sp : bp) + (uintptr_t)(intptr_t)r.cfa_off;
+		/* The caller's frame lies above this one, inside the stack. */
+		if (cfa < sp + 8 || cfa > hi)
+			return -1;
+		uintptr_t ra = load(cfa - 8);
+		note(w, cfa - 8, ra);
+		if (r.rbp_off) {
+			uintptr_t saved = cfa + (uintptr_t)(intptr_t)r.rbp_off;
+			if (saved < lo || saved > hi - 8)
+				return -1;
+			bp = load(saved);
+			w->bp_from = (struct cfi_check){ saved, bp };
+			w->bp_checked = false;
+		}
+		sp = cfa;
+		if (!ra) /* the end, as threads' entry points mark it */
+			return n;
+		out[n++] = ra;
+		at = ra - 1;
+	}
+	return n;
+}
+
+int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t hi,
+		  uintptr_t *out, int max)
+{
+	uint32_t now = atomic_load_explicit(&generation, memory_order_acquire);
+	if (c->generation != now) {
+		memset(c->slots, 0, sizeof c->slots);
+		memset(c->stacks, 0, sizeof c->stacks);
+		c->generation = now;
+	}
+	if (max <= 0)
+		return 0;
+	struct cfi_stack *s = &c->stacks[((pc ^ sp) * 0x9E3779B97F4A7C15u) >> 60];
+	int n = kept(s, pc, sp, bp, out, max);
+	if (n >= 0)
+		return n;
+	/* Walk, and keep the stack if it ends within what a kept one holds. */
+	s->pc = 0;
+	s->bp_used = false;
+	s->nchecks = 0;
+	struct walk w = { s, { 0, 0 }, false };
+	int limit = max < CFI_STACK_MAX + 1 ? max : CFI_STACK_MAX + 1;
+	n = walk(c, &w, pc, sp, bp, hi, out, limit);
+	if (n >= 0 && n < limit) {
+		s->sp = sp;
+		s->bp = bp;
+		s->n = (uint32_t)n;
+		memcpy(s->out, out, (size_t)n * sizeof *out);
+		s->pc = pc;
+		return n;
+	}
+	if (n < 0 || limit == max) /* failed, or cut where the caller asked */
+		return n;
+	w.s = NULL; /* deeper than a kept stack: walk again, to max */
+	return walk(c, &w, pc, sp, bp, hi, out, max);
+}
+
