@@ -113,9 +113,11 @@ static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp,
 	return n;
 }
 
-int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t hi,
-		  uintptr_t *out, int max)
+int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t lo,
+		  uintptr_t hi, uintptr_t *out, int max)
 {
+	if (sp < lo || sp >= hi)
+		return -1;
 	uint32_t now = atomic_load_explicit(&generation, memory_order_acquire);
 	if (c->generation != now) {
 		memset(c->slots, 0, sizeof c->slots);

@@ -51,10 +51,12 @@ struct cfi_cache {
 
 /* The return addresses of the frames from the one at (pc, sp, bp) out,
  * leaf first as unw_backtrace gives them (out[0] is pc), at most max.
- * Memory is read only in [sp, hi): the live part of the thread's stack,
- * hi its top. -1 when a frame cannot be stepped by its rule here. */
-int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t hi,
-		  uintptr_t *out, int max);
+ * [lo, hi) is the thread's stack: memory is read only between sp and hi,
+ * its live part, and an sp outside it (a signal's alternate stack, a
+ * fiber's) is left to libunwind. -1 when a frame cannot be stepped by its
+ * rule here. */
+int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t lo,
+		  uintptr_t hi, uintptr_t *out, int max);
 
 /* Every cache forgets its rules (lazily, at its next walk): code was
  * unloaded, and another object may be loaded at its addresses. */

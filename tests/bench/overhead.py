@@ -4,7 +4,8 @@ work (cpu_shares fixed), run plainly and under stackcap in turn (best of N
 each, interleaved so machine noise hits both), at default settings, with
 frame pointers, and the allocation sample with and without --alloc; and
 the malloc loop (bench-mallocloop: 3M malloc/free pairs, 4-9 frames deep)
-plain, with exact --alloc (by libunwind, and by frame pointers with --fp),
+plain, with exact --alloc (by the shim's cached .eh_frame rules, by
+libunwind alone with --libunwind, and by frame pointers with --fp),
 with --alloc-sample 524288 (only sampled blocks and their frees recorded)
 and under heaptrack when it is installed. Also
 the capture's bytes per sample.
@@ -40,6 +41,10 @@ loop = [f"{build}/bench-mallocloop", "3000000"]
 if os.path.exists(loop[0]):
     modes["malloc loop, plain"] = loop
     modes["malloc loop, stackcap --alloc"] = [f"{build}/stackcap", "--alloc", "-o", cap] + loop
+    # The stacks by libunwind alone, not the hooks' cached .eh_frame rules:
+    # what the fast walk saves.
+    modes["malloc loop, stackcap --alloc --libunwind"] = [
+        f"{build}/stackcap", "--alloc", "--libunwind", "-o", cap] + loop
     # The loop keeps frame pointers: --fp walks them instead of libunwind.
     modes["malloc loop, stackcap --alloc --fp"] = [
         f"{build}/stackcap", "--alloc", "--fp", "-o", cap] + loop

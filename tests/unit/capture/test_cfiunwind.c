@@ -218,7 +218,7 @@ static void test_signal_frames_and_the_end(void **state)
 /* ---- real stacks ---- */
 
 static struct cfi_cache cache;
-static uintptr_t stack_top;
+static uintptr_t stack_low, stack_top;
 
 #define MAX 64
 
@@ -234,7 +234,7 @@ __attribute__((noinline)) static void walk_here(struct walked *w, int max)
 	uintptr_t pc, sp, bp;
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(pc), "=r"(sp), "=r"(bp));
-	w->n = cfi_backtrace(&cache, pc, sp, bp, stack_top, w->got, max);
+	w->n = cfi_backtrace(&cache, pc, sp, bp, stack_low, stack_top, w->got, max);
 	w->expected_n = unw_backtrace((void **)w->expected, max);
 }
 
@@ -275,18 +275,17 @@ static void setup_stack_top(void)
 {
 	if (!stack_top) {
 		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-		stack_top = (uintptr_t)__builtin_frame_address(0) + (1u << 20);
-		/* Above this frame, the stack's top is the real bound: take
-		 * /proc's. */
+		/* The main thread's stack, as /proc has it. */
 		FILE *f = fopen("/proc/self/maps", "r");
 		char line[512];
 		while (f && fgets(line, sizeof line, f)) {
 			unsigned long lo, hi;
 			if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-				stack_top = hi;
+				stack_low = lo, stack_top = hi;
 		}
 		if (f)
 			fclose(f);
+		assert_true(stack_top > (uintptr_t)__builtin_frame_address(0));
 	}
 }
 
@@ -386,10 +385,15 @@ static void test_outside_the_stack(void **state)
 	struct cfi_cache fresh;
 	memset(&fresh, 0, sizeof fresh);
 	/* A top just above this frame: the caller's frame is out of bounds. */
-	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, sp + 16, out, MAX), -1);
-	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, stack_top, out, 0), 0);
+	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, stack_low, sp + 16, out, MAX), -1);
+	/* A stack pointer outside the thread's stack (an alternate signal
+	 * stack): not walked at all. */
+	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, sp + 8, stack_top, out, MAX), -1);
+	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, stack_low, sp, out, MAX), -1);
+	assert_int_equal(cfi_backtrace(&fresh, pc, sp, bp, stack_low, stack_top, out, 0), 0);
+	assert_true(cfi_backtrace(&fresh, pc, sp, bp, stack_low, stack_top, out, MAX) > 2);
 	/* Code with no CFI at all (an address in no object). */
-	assert_int_equal(cfi_backtrace(&fresh, 16, sp, bp, stack_top, out, MAX), -1);
+	assert_int_equal(cfi_backtrace(&fresh, 16, sp, bp, stack_low, stack_top, out, MAX), -1);
 }
 
 int main(void)
