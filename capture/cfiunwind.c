@@ -34,22 +34,25 @@ __attribute__((no_sanitize("address"))) static uintptr_t load(uintptr_t at)
 	return v;
 }
 
-/* The stack kept for these registers, if its words are unchanged. */
+/* The stack kept for these registers, if its words are unchanged: its
+ * frames, or -1 for a walk that failed; -2 when there is none. */
 static int kept(const struct cfi_stack *s, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 		uintptr_t *out, int max)
 {
-	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || (int)s->n > max)
-		return -1;
+	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || s->max != max)
+		return -2;
 	uintptr_t differ = 0;
 	for (uint32_t i = 0; i < s->nchecks; i++)
 		differ |= load(s->checks[i].at) ^ s->checks[i].was;
 	if (differ)
-		return -1;
-	memcpy(out, s->out, s->n * sizeof *out);
-	return (int)s->n;
+		return -2;
+	if (s->n > 0)
+		memcpy(out, s->out, (size_t)s->n * sizeof *out);
+	return s->n;
 }
 
-/* A walk, noting in s (when it is not NULL) what it read. */
+/* A walk, noting in s what it read, until it is deeper than s can keep
+ * (s is then NULL). */
 struct walk {
 	struct cfi_stack *s;
 	struct cfi_check bp_from; /* where bp was loaded; at 0: bp is the innermost frame's */
@@ -58,8 +61,13 @@ struct walk {
 
 static void note(struct walk *w, uintptr_t at, uintptr_t was)
 {
-	if (w->s)
-		w->s->checks[w->s->nchecks++] = (struct cfi_check){ at, was };
+	if (!w->s)
+		return;
+	if (w->s->nchecks == sizeof w->s->checks / sizeof *w->s->checks) {
+		w->s = NULL; /* cannot happen (two a step): never keep what was not checked */
+		return;
+	}
+	w->s->checks[w->s->nchecks++] = (struct cfi_check){ at, was };
 }
 
 /* A rule reads bp: the walk depends on where bp came from. */
@@ -83,6 +91,8 @@ static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp,
 	/* The innermost frame runs at pc; the others' pc is inside the call. */
 	uintptr_t at = pc;
 	while (n < max) {
+		if (n > CFI_STACK_MAX)
+			w->s = NULL;
 		struct cfi_rule r = rule_for(c, at);
 		if (r.kind == CFI_OUTERMOST)
 			return n;
@@ -113,6 +123,34 @@ static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp,
 	return n;
 }
 
+/* Which kept stack (pc, sp) might be: the hooks' pc is always the same,
+ * and two callers at one depth have the same sp, so the first return
+ * address is hashed too (read by the first frame's rule, as a walk would;
+ * 0 when that rule does not hold). */
+static struct cfi_stack *stack_slot(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
+				    uintptr_t hi)
+{
+	uintptr_t key = pc ^ sp;
+	struct cfi_rule r = rule_for(c, pc);
+	if (r.kind == CFI_FRAME) {
+		uintptr_t cfa = (r.cfa_reg == CFI_RSP ? sp : bp) + (uintptr_t)(intptr_t)r.cfa_off;
+		if (cfa >= sp + 8 && cfa <= hi)
+			key ^= load(cfa - 8) * 31;
+	}
+	return &c->stacks[(key * 0x9E3779B97F4A7C15u) >> 60];
+}
+
+/* Every rule and stack kept forgotten, writing only to pages in use. */
+static void forget(struct cfi_cache *c)
+{
+	for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
+		if (c->slots[i].pc)
+			c->slots[i].pc = 0;
+	for (size_t i = 0; i < CFI_STACKS; i++)
+		if (c->stacks[i].pc)
+			c->stacks[i].pc = 0;
+}
+
 int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t lo,
 		  uintptr_t hi, uintptr_t *out, int max)
 {
@@ -120,34 +158,30 @@ int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 		return -1;
 	uint32_t now = atomic_load_explicit(&generation, memory_order_acquire);
 	if (c->generation != now) {
-		memset(c->slots, 0, sizeof c->slots);
-		memset(c->stacks, 0, sizeof c->stacks);
+		forget(c);
 		c->generation = now;
 	}
 	if (max <= 0)
 		return 0;
-	struct cfi_stack *s = &c->stacks[((pc ^ sp) * 0x9E3779B97F4A7C15u) >> 60];
+	struct cfi_stack *s = stack_slot(c, pc, sp, bp, hi);
 	int n = kept(s, pc, sp, bp, out, max);
-	if (n >= 0)
+	if (n != -2)
 		return n;
-	/* Walk, and keep the stack if it ends within what a kept one holds. */
+	/* Walk, keeping what it read while the stack fits. */
 	s->pc = 0;
 	s->bp_used = false;
 	s->nchecks = 0;
 	struct walk w = { s, { 0, 0 }, false };
-	int limit = max < CFI_STACK_MAX + 1 ? max : CFI_STACK_MAX + 1;
-	n = walk(c, &w, pc, sp, bp, hi, out, limit);
-	if (n >= 0 && n < limit) {
+	n = walk(c, &w, pc, sp, bp, hi, out, max);
+	if (w.s && n <= CFI_STACK_MAX) {
 		s->sp = sp;
 		s->bp = bp;
-		s->n = (uint32_t)n;
-		memcpy(s->out, out, (size_t)n * sizeof *out);
+		s->max = max;
+		s->n = n;
+		if (n > 0)
+			memcpy(s->out, out, (size_t)n * sizeof *out);
 		s->pc = pc;
-		return n;
 	}
-	if (n < 0 || limit == max) /* failed, or cut where the caller asked */
-		return n;
-	w.s = NULL; /* deeper than a kept stack: walk again, to max */
-	return walk(c, &w, pc, sp, bp, hi, out, max);
+	return n;
 }
 

@@ -22,18 +22,21 @@
 
 #define CFI_CACHE_SLOTS 1024 /* 16 KiB; an interpreter's loop meets a few hundred */
 #define CFI_STACKS 16        /* whole stacks kept */
-#define CFI_STACK_MAX 48     /* frames of a stack kept */
+#define CFI_STACK_MAX 128    /* frames of a stack kept: a torch op's, under Python's */
 
 /* A stack walked before, and the memory its walk read: while the innermost
  * frame's registers are the same and those words still hold what they
  * held, a walk would read the same rules and the same words again, so it
- * would give the same frames. The words are independent loads, not a
- * chain of them: a program that allocates from one place in a loop pays a
- * compare a frame. */
+ * would give the same frames (or fail the same way). The words are
+ * independent loads, not a chain of them: a program that allocates from
+ * one place in a loop pays a compare a frame. About 5 KiB each, in pages
+ * touched only when used. */
 struct cfi_stack {
 	uintptr_t pc, sp, bp; /* the innermost frame's; pc 0: empty */
 	bool bp_used;         /* whether a rule read bp before a frame restored it */
-	uint32_t n, nchecks;
+	int32_t max;          /* the walk's max, which its result depends on */
+	int32_t n;            /* its result: frames, or -1 */
+	uint32_t nchecks;
 	uintptr_t out[CFI_STACK_MAX];
 	struct cfi_check {
 		uintptr_t at, was;

@@ -31,8 +31,8 @@ static inline __attribute__((always_inline)) uint32_t shim_unwind_here(uint64_t 
 	if (ts && ts->stack_hi && !shim_cfg.libunwind_only) {
 		/* This frame's registers: the walk starts here, in the hook. */
 		uintptr_t pc, sp, bp;
-		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
-				 : "=r"(pc), "=r"(sp), "=r"(bp));
+		__asm__ volatile("mov %%rbp, %2\n\tlea 0(%%rip), %0\n\tmov %%rsp, %1"
+				 : "=&r"(pc), "=&r"(sp), "=&r"(bp));
 		got = cfi_backtrace(&ts->cfi, pc, sp, bp, ts->stack_lo, ts->stack_hi,
 				    (uintptr_t *)buf, want);
 	}

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "formats/capture.h"
+#include "capture/cfiunwind.h"
 #include "capture/shim.h"
 #include "capture/stackmemo.h"
 #include "capture/window.h"
@@ -323,6 +324,10 @@ static int changed_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	(void)size;
 	*(bool *)ctx = info->dlpi_adds != seen_adds || info->dlpi_subs != seen_subs;
+	/* An object unloaded out of dlclose's sight (glibc's own NSS and gconv
+	 * modules): the hooks' unwinder forgets the rules it read there. */
+	if (seen_subs != ~0ull && info->dlpi_subs != seen_subs)
+		cfi_forget_all();
 	return 1; /* the counters are global: the first object is enough */
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <cmocka.h>
 
 #include "capture/cfiunwind.h"
@@ -221,10 +222,11 @@ static struct cfi_cache cache;
 static uintptr_t stack_low, stack_top;
 
 #define MAX 64
+#define DEEP (CFI_STACK_MAX + 64) /* past what a kept stack holds */
 
 struct walked {
 	int n, expected_n;
-	uintptr_t got[MAX], expected[MAX];
+	uintptr_t got[DEEP], expected[DEEP];
 };
 
 /* Both unwinders from the same frame; libunwind's first frame is its
@@ -232,8 +234,8 @@ struct walked {
 __attribute__((noinline)) static void walk_here(struct walked *w, int max)
 {
 	uintptr_t pc, sp, bp;
-	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
-			 : "=r"(pc), "=r"(sp), "=r"(bp));
+	__asm__ volatile("mov %%rbp, %2\n\tlea 0(%%rip), %0\n\tmov %%rsp, %1"
+			 : "=&r"(pc), "=&r"(sp), "=&r"(bp));
 	w->n = cfi_backtrace(&cache, pc, sp, bp, stack_low, stack_top, w->got, max);
 	w->expected_n = unw_backtrace((void **)w->expected, max);
 }
@@ -315,12 +317,62 @@ static void test_max_cuts(void **state)
 	(void)state;
 	setup_stack_top();
 	struct walked w;
-	recurse(&w, 5, 20);
-	assert_int_equal(w.n, 5);
-	assert_same_frames(&w);
-	recurse(&w, MAX, 60); /* deeper than a kept stack */
-	assert_int_equal(w.n, MAX);
-	assert_same_frames(&w);
+	for (int again = 0; again < 2; again++) {
+		recurse(&w, 5, 20);
+		assert_int_equal(w.n, 5);
+		assert_same_frames(&w);
+		recurse(&w, MAX, MAX + 10);
+		assert_int_equal(w.n, MAX);
+		assert_same_frames(&w);
+	}
+}
+
+/* Deeper than a kept stack holds: walked in full each time, the same. */
+static void test_deeper_than_kept(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	struct walked w;
+	for (int again = 0; again < 3; again++) {
+		recurse(&w, DEEP, CFI_STACK_MAX + 20);
+		assert_true(w.n > CFI_STACK_MAX + 20);
+		assert_same_frames(&w);
+		/* Cut one frame past what a kept stack holds. */
+		recurse(&w, CFI_STACK_MAX + 1, CFI_STACK_MAX + 20);
+		assert_int_equal(w.n, CFI_STACK_MAX + 1);
+		assert_same_frames(&w);
+		/* Nothing kept claims more frames than it has room for. */
+		for (size_t i = 0; i < CFI_STACKS; i++)
+			assert_true(!cache.stacks[i].pc || cache.stacks[i].n <= CFI_STACK_MAX);
+	}
+}
+
+/* Inside a signal handler the stack holds the kernel's signal frame, whose
+ * rules (glibc's __restore_rt) the fast walk leaves to libunwind: -1, the
+ * first time and from the kept stack after, while libunwind walks on into
+ * the interrupted code. */
+static struct walked in_handler[2];
+static int handled;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	frameless(&in_handler[handled++], MAX);
+}
+
+static void test_signal_frame_left_to_libunwind(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	signal(SIGUSR1, on_signal);
+	for (int i = 0; i < 2; i++)
+		raise(SIGUSR1);
+	signal(SIGUSR1, SIG_DFL);
+	assert_int_equal(handled, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(in_handler[i].n, -1);
+		assert_true(in_handler[i].expected_n > 5);
+	}
 }
 
 /* Two callers of one place, the same depth: the place's registers are
@@ -380,8 +432,8 @@ static void test_outside_the_stack(void **state)
 	(void)state;
 	setup_stack_top();
 	uintptr_t pc, sp, bp, out[MAX];
-	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
-			 : "=r"(pc), "=r"(sp), "=r"(bp));
+	__asm__ volatile("mov %%rbp, %2\n\tlea 0(%%rip), %0\n\tmov %%rsp, %1"
+			 : "=&r"(pc), "=&r"(sp), "=&r"(bp));
 	struct cfi_cache fresh;
 	memset(&fresh, 0, sizeof fresh);
 	/* A top just above this frame: the caller's frame is out of bounds. */
@@ -405,6 +457,8 @@ int main(void)
 		cmocka_unit_test(test_signal_frames_and_the_end),
 		cmocka_unit_test(test_real_stacks_match_libunwind),
 		cmocka_unit_test(test_max_cuts),
+		cmocka_unit_test(test_deeper_than_kept),
+		cmocka_unit_test(test_signal_frame_left_to_libunwind),
 		cmocka_unit_test(test_kept_stack_checks_its_words),
 		cmocka_unit_test(test_forget_all),
 		cmocka_unit_test(test_outside_the_stack),
