@@ -147,11 +147,11 @@ static bool sampled(struct thread_state *ts, size_t n)
 {
 	if (!shim_cfg.alloc_sample)
 		return true;
-	if (n < ts->alloc_countdown) {
-		ts->alloc_countdown -= n;
+	if (n < shim_countdown) {
+		shim_countdown -= n;
 		return false;
 	}
-	ts->alloc_countdown = alloc_next_gap(&ts->rng);
+	shim_countdown = alloc_next_gap(&ts->rng);
 	return true;
 }
 
@@ -235,12 +235,12 @@ void alloc_use_own_heap(bool on)
 	if (on == ts->own_heap)
 		return;
 	if (on) {
-		ts->kept_countdown = ts->alloc_countdown;
-		ts->alloc_countdown = 0;
+		ts->kept_countdown = shim_countdown;
+		shim_countdown = 0;
 		ts->own_heap = true;
 	} else {
 		ts->own_heap = false;
-		ts->alloc_countdown = ts->kept_countdown;
+		shim_countdown = ts->kept_countdown;
 	}
 }
 
@@ -262,9 +262,8 @@ uint64_t alloc_first_gap(uint64_t *rng)
  * nothing from its own bytes' chances. */
 static inline bool counted_down(size_t n)
 {
-	struct thread_state *ts = shim_thread;
-	if (ts && n < ts->alloc_countdown) {
-		ts->alloc_countdown -= n;
+	if (n < shim_countdown) {
+		shim_countdown -= n;
 		return true;
 	}
 	return false;
@@ -288,8 +287,8 @@ static inline __attribute__((always_inline)) void *noted(void *p, size_t n)
 		if (watching == FREES_SAMPLED) /* before the record: its free may race it */
 			sampleset_add((uintptr_t)p);
 		record(ts, REC_ALLOC, p, n);
-	} else if (shim_cfg.alloc_sample && (ts = shim_thread) && n >= ts->alloc_countdown) {
-		ts->alloc_countdown = alloc_next_gap(&ts->rng);
+	} else if (shim_cfg.alloc_sample && (ts = shim_thread) && n >= shim_countdown) {
+		shim_countdown = alloc_next_gap(&ts->rng);
 	}
 	return p;
 }

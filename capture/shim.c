@@ -33,6 +33,7 @@ struct shim_config shim_cfg;
 _Atomic int shim_ready;
 SHIM_TLS struct thread_state *shim_thread;
 SHIM_TLS volatile int shim_guard;
+SHIM_TLS uint64_t shim_countdown;
 static pid_t shim_pid; /* the process the capture belongs to (not a vfork child) */
 _Atomic uint64_t shim_untracked;
 _Atomic uint64_t shim_alloc_waits;
@@ -120,7 +121,6 @@ static struct thread_state *thread_state_new(void)
 	ts->map_bytes = bytes;
 	ts->tid = gettid_raw();
 	ts->rng = (uint64_t)ts->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
-	ts->alloc_countdown = alloc_first_gap(&ts->rng);
 	ring_init(&ts->samples, (uint8_t *)m + head, SAMPLE_RING_BYTES);
 	ring_init(&ts->events, (uint8_t *)m + head + SAMPLE_RING_BYTES, shim_cfg.event_ring);
 	stack_bounds(ts);
@@ -182,6 +182,7 @@ static struct thread_state *attach_thread(void)
 		arm_timer(ts);
 		registry_push(ts);
 		shim_thread = ts;
+		shim_countdown = alloc_first_gap(&ts->rng);
 		pthread_setspecific(thread_key, ts);
 	}
 	shim_guard--;
@@ -246,6 +247,7 @@ static void detach_thread(void *arg)
 	if (atomic_load(&shim_ready))
 		charge_unsampled(ts);
 	shim_thread = NULL; /* a late signal finds no state and returns */
+	shim_countdown = 0;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store(&ts->dead, 1);
 }
@@ -533,7 +535,7 @@ static void after_fork_child(void)
 		self->tid = gettid_raw();
 		/* Its own sampling: forked siblings would keep the same bytes. */
 		self->rng ^= (uint64_t)self->tid * 0x9E3779B97F4A7C15u ^ shim_now_ns();
-		self->alloc_countdown = alloc_first_gap(&self->rng);
+		shim_countdown = alloc_first_gap(&self->rng);
 		self->has_timer = false;
 		ring_init(&self->samples, self->samples.data, self->samples.size);
 		ring_init(&self->events, self->events.data, self->events.size);

@@ -92,8 +92,7 @@ struct thread_state {
 	_Atomic bool has_timer;
 	volatile sig_atomic_t in_tracer; /* inside the shim: a sample skips unwinding */
 	_Atomic uint64_t dropped_samples, dropped_events;
-	uint64_t alloc_countdown;  /* bytes until the next sampled allocation */
-	uint64_t kept_countdown;   /* the countdown while own_heap is set */
+	uint64_t kept_countdown;   /* shim_countdown while own_heap is set */
 	bool own_heap;             /* a writer cycle runs here: allocate from the shim's heap */
 	uint64_t rng;
 	uintptr_t stack_lo, stack_hi; /* for the frame-pointer walk */
@@ -148,6 +147,10 @@ extern SHIM_TLS struct thread_state *shim_thread;
 /* Nonzero: our own code, do not trace. volatile: the compiler must not move
  * an increment past a call it believes reads no memory (malloc). */
 extern SHIM_TLS volatile int shim_guard;
+/* The calling thread's bytes until its next sampled allocation (alloc.c):
+ * 0 while it has no state, so its allocations take the slow way. Apart
+ * from the state so malloc's hook reads it in one load less. */
+extern SHIM_TLS __attribute__((visibility("hidden"))) uint64_t shim_countdown;
 extern _Atomic uint64_t shim_untracked; /* allocations on threads without state */
 extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
 
