@@ -25,9 +25,11 @@ mb=$(echo "$size" | awk '{printf "%.1f", $1/1e6}')
 echo "input: $big: $mb MB, $lines lines"
 
 rate() { awk -v b="$size" -v s="$1" 'BEGIN { printf "%.0f MB/s", b / 1e6 / s }'; }
-set -- $(m "wc -l < $big > /dev/null"); wc_s=$1
+# stackfold and its anchor in turn: measured in two blocks of runs, a drift
+# of this shared machine between them moved the ratio by 20 %.
+set -- $(python3 "$here/measure.py" -n "${BENCH_RUNS:-5}" --anchor "wc -l < $big > /dev/null" \
+	"$BUILD/stackfold $big > $dir/folded.txt"); sf_s=$1; sf_rss=$2; wc_s=$4
 echo "wc -l:                    ${wc_s}s  $(rate "$wc_s")"
-set -- $(m "$BUILD/stackfold $big > $dir/folded.txt"); sf_s=$1; sf_rss=$2
 echo "stackfold:                ${sf_s}s  $(rate "$sf_s")  peak RSS $((sf_rss / 1024)) MB  ($(awk -v a="$sf_s" -v b="$wc_s" 'BEGIN{printf "%.2f", a/b}')x wc -l)"
 echo "  unique stacks: $(wc -l < "$dir/folded.txt")"
 set -- $(m "$BUILD/stackfold --table $big > $dir/table.txt"); tb_s=$1; tb_rss=$2
