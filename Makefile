@@ -139,7 +139,7 @@ CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUI
 # the unwinder: its rules too, and libunwind to hold it against).
 $(BUILD)/tests/test_ring: capture/ring.h
 $(BUILD)/tests/test_cfiunwind: capture/cfi.c
-$(BUILD)/tests/test_cfiunwind: TEST_LIBS := -lunwind
+$(BUILD)/tests/test_cfiunwind: TEST_LIBS := -lunwind -pthread
 $(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c
 $(CAPTURE_TESTS): $(BUILD)/tests/test_%: tests/unit/capture/test_%.c
 	@mkdir -p $(dir $@)

@@ -37,9 +37,10 @@ __attribute__((no_sanitize("address"))) static uintptr_t load(uintptr_t at)
 /* The stack kept for these registers, if its words are unchanged: its
  * frames, or -1 for a walk that failed; -2 when there is none. */
 static int kept(const struct cfi_stack *s, uintptr_t pc, uintptr_t sp, uintptr_t bp,
-		uintptr_t *out, int max)
+		uintptr_t hi, uintptr_t *out, int max)
 {
-	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || s->max != max)
+	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || s->max != max ||
+	    s->hi != hi)
 		return -2;
 	uintptr_t differ = 0;
 	for (uint32_t i = 0; i < s->nchecks; i++)
@@ -164,7 +165,7 @@ int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 	if (max <= 0)
 		return 0;
 	struct cfi_stack *s = stack_slot(c, pc, sp, bp, hi);
-	int n = kept(s, pc, sp, bp, out, max);
+	int n = kept(s, pc, sp, bp, hi, out, max);
 	if (n != -2)
 		return n;
 	/* Walk, keeping what it read while the stack fits. */
@@ -176,6 +177,7 @@ int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 	if (w.s && n <= CFI_STACK_MAX) {
 		s->sp = sp;
 		s->bp = bp;
+		s->hi = hi;
 		s->max = max;
 		s->n = n;
 		if (n > 0)

@@ -33,6 +33,7 @@
  * touched only when used. */
 struct cfi_stack {
 	uintptr_t pc, sp, bp; /* the innermost frame's; pc 0: empty */
+	uintptr_t hi;         /* the stack's top it was walked under */
 	bool bp_used;         /* whether a rule read bp before a frame restored it */
 	int32_t max;          /* the walk's max, which its result depends on */
 	int32_t n;            /* its result: frames, or -1 */
