@@ -83,6 +83,14 @@ static void bp_read(struct walk *w)
 	w->bp_checked = true;
 }
 
+/* The CFA a frame rule gives from these registers, when it lies above sp
+ * (room for the return address) and inside the stack. */
+static bool cfa_of(struct cfi_rule r, uintptr_t sp, uintptr_t bp, uintptr_t hi, uintptr_t *cfa)
+{
+	*cfa = (r.cfa_reg == CFI_RSP ? sp : bp) + (uintptr_t)(intptr_t)r.cfa_off;
+	return *cfa >= sp + 8 && *cfa <= hi;
+}
+
 static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 		uintptr_t hi, uintptr_t *out, int max)
 {
@@ -101,9 +109,8 @@ static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp,
 			return -1;
 		if (r.cfa_reg == CFI_RBP)
 			bp_read(w);
-		uintptr_t cfa = (r.cfa_reg == CFI_RSP ? sp : bp) + (uintptr_t)(intptr_t)r.cfa_off;
-		/* The caller's frame lies above this one, inside the stack. */
-		if (cfa < sp + 8 || cfa > hi)
+		uintptr_t cfa;
+		if (!cfa_of(r, sp, bp, hi, &cfa)) /* the caller's frame is above this one */
 			return -1;
 		uintptr_t ra = load(cfa - 8);
 		note(w, cfa - 8, ra);
@@ -131,13 +138,10 @@ static int walk(struct cfi_cache *c, struct walk *w, uintptr_t pc, uintptr_t sp,
 static struct cfi_stack *stack_slot(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 				    uintptr_t hi)
 {
-	uintptr_t key = pc ^ sp;
+	uintptr_t key = pc ^ sp, cfa;
 	struct cfi_rule r = rule_for(c, pc);
-	if (r.kind == CFI_FRAME) {
-		uintptr_t cfa = (r.cfa_reg == CFI_RSP ? sp : bp) + (uintptr_t)(intptr_t)r.cfa_off;
-		if (cfa >= sp + 8 && cfa <= hi)
-			key ^= load(cfa - 8) * 31;
-	}
+	if (r.kind == CFI_FRAME && cfa_of(r, sp, bp, hi, &cfa))
+		key ^= load(cfa - 8) * 31;
 	return &c->stacks[(key * 0x9E3779B97F4A7C15u) >> 60];
 }
 

@@ -314,18 +314,24 @@ static void test_real_stacks_match_libunwind(void **state)
 	}
 }
 
+/* recurse()'s stack at depth, walked to at most max: libunwind's frames,
+ * and (when n is not 0) n of them. */
+static void expect_walk(int max, int depth, int n)
+{
+	struct walked w;
+	recurse(&w, max, depth);
+	if (n)
+		assert_int_equal(w.n, n);
+	assert_same_frames(&w);
+}
+
 static void test_max_cuts(void **state)
 {
 	(void)state;
 	setup_stack_top();
-	struct walked w;
 	for (int again = 0; again < 2; again++) {
-		recurse(&w, 5, 20);
-		assert_int_equal(w.n, 5);
-		assert_same_frames(&w);
-		recurse(&w, MAX, MAX + 10);
-		assert_int_equal(w.n, MAX);
-		assert_same_frames(&w);
+		expect_walk(5, 20, 5);
+		expect_walk(MAX, MAX + 10, MAX);
 	}
 }
 
@@ -340,9 +346,7 @@ static void test_deeper_than_kept(void **state)
 		assert_true(w.n > CFI_STACK_MAX + 20);
 		assert_same_frames(&w);
 		/* Cut one frame past what a kept stack holds. */
-		recurse(&w, CFI_STACK_MAX + 1, CFI_STACK_MAX + 20);
-		assert_int_equal(w.n, CFI_STACK_MAX + 1);
-		assert_same_frames(&w);
+		expect_walk(CFI_STACK_MAX + 1, CFI_STACK_MAX + 20, CFI_STACK_MAX + 1);
 		/* Nothing kept claims more frames than it has room for. */
 		for (size_t i = 0; i < CFI_STACKS; i++)
 			assert_true(!cache.stacks[i].pc || cache.stacks[i].n <= CFI_STACK_MAX);
