@@ -5,16 +5,26 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-/* 2^18 slots (2 MiB): at a 512 KiB sampling mean, 196,608 sampled blocks
- * live at once is some 100 GB of heap. */
-#define SLOTS_LOG2 18
-#define SLOTS ((size_t)1 << SLOTS_LOG2)
-#define MAX_PROBE 64        /* probes before the set counts as full */
+/* The table grows in reaches: reach k is 2^k slots of its own, at slot
+ * 2^k. New addresses go to the widest reach so far, and a reach more than
+ * half full opens the next, twice as wide. The first is 4,096 slots (32
+ * KiB, 8 pages): most programs never need more, and a sampled
+ * allocation's add and take then touch lines the cache keeps, not a
+ * random line of megabytes (and, the first time, a page fault). The
+ * widest, 2^18 slots: at a 512 KiB sampling mean, 196,608 sampled blocks
+ * live at once is some 100 GB of heap. Entries never move: a take looks
+ * in every reach opened, widest first. */
+#define FIRST_REACH 12
+#define LAST_REACH 18
+#define SLOTS ((size_t)2 << LAST_REACH) /* reach k at [2^k, 2^(k+1)) */
+#define MAX_PROBE 64        /* probes before a reach counts as full */
 #define EMPTY 0
 #define FREED 1             /* was an address: probing goes on past it */
 
 static _Atomic(uintptr_t) *slots;
 static _Atomic int sampleset_full; /* frees that pass the filter are all recorded from now on */
+static _Atomic unsigned widest = FIRST_REACH;
+static _Atomic size_t live[LAST_REACH + 1]; /* addresses in each reach */
 
 /* The filter: how many live sampled addresses hash to each bucket. A
  * bucket at 255 stays there (it then always says "maybe"). */
@@ -64,9 +74,25 @@ bool sampleset_init(void)
 	return true;
 }
 
-static size_t home(uintptr_t a)
+/* The slot of reach k where a's probing starts, and the next one. */
+static size_t home(uintptr_t a, unsigned k)
 {
-	return (size_t)(((uint64_t)a >> 4) * 0x9E3779B97F4A7C15u >> (64 - SLOTS_LOG2));
+	return ((size_t)1 << k) + (size_t)(((uint64_t)a >> 4) * 0x9E3779B97F4A7C15u >> (64 - k));
+}
+
+static size_t next_slot(size_t s, unsigned k)
+{
+	return ((s + 1) & (((size_t)1 << k) - 1)) | ((size_t)1 << k);
+}
+
+/* Opens the reach after k, unless another thread did (then it is open);
+ * false when k is the last. */
+static bool widen(unsigned k)
+{
+	if (k >= LAST_REACH)
+		return false;
+	atomic_compare_exchange_strong(&widest, &k, k + 1);
+	return true;
 }
 
 void sampleset_add(uintptr_t a)
@@ -76,28 +102,46 @@ void sampleset_add(uintptr_t a)
 	filter_add(a); /* first: a free racing the insertion must look */
 	if (!slots || atomic_load_explicit(&sampleset_full, memory_order_relaxed))
 		return;
-	for (size_t i = 0, s = home(a); i < MAX_PROBE; i++, s = (s + 1) & (SLOTS - 1)) {
-		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
-		if ((cur == EMPTY || cur == FREED) &&
-		    atomic_compare_exchange_strong(&slots[s], &cur, a))
-			return;
-	}
+	unsigned k;
+	do {
+		k = atomic_load(&widest);
+		for (size_t i = 0, s = home(a, k); i < MAX_PROBE; i++, s = next_slot(s, k)) {
+			uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
+			if ((cur == EMPTY || cur == FREED) &&
+			    atomic_compare_exchange_strong(&slots[s], &cur, a)) {
+				if (atomic_fetch_add(&live[k], 1) + 1 > ((size_t)1 << k) / 2)
+					widen(k);
+				return;
+			}
+		}
+	} while (widen(k)); /* crowded here: in the next reach */
 	atomic_store(&sampleset_full, 1); /* a free of a must not be missed */
+}
+
+/* Takes a out of reach k; whether it was there. */
+static bool take_from(uintptr_t a, unsigned k)
+{
+	for (size_t i = 0, s = home(a, k); i < MAX_PROBE; i++, s = next_slot(s, k)) {
+		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_acquire);
+		if (cur == EMPTY)
+			return false;
+		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED)) {
+			atomic_fetch_sub(&live[k], 1);
+			filter_remove(a);
+			return true;
+		}
+	}
+	return false;
 }
 
 bool sampleset_take(uintptr_t a)
 {
 	if (!slots || atomic_load_explicit(&sampleset_full, memory_order_relaxed))
 		return true;
-	for (size_t i = 0, s = home(a); i < MAX_PROBE; i++, s = (s + 1) & (SLOTS - 1)) {
-		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_acquire);
-		if (cur == EMPTY)
-			return false;
-		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED)) {
-			filter_remove(a);
+	/* a went into a reach opened before its free: its add came first. */
+	for (unsigned k = atomic_load(&widest); k >= FIRST_REACH; k--)
+		if (take_from(a, k))
 			return true;
-		}
-	}
 	/* Not within the probe limit: present only if the set filled meanwhile. */
 	return atomic_load(&sampleset_full);
 }

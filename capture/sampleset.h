@@ -3,8 +3,8 @@
  * here, so a sampled run records its sampled allocations and their frees,
  * not every free of the program.
  *
- * A fixed open-addressing table of addresses, lock-free (CAS on slots,
- * freed slots marked and reused). When it fills, every free the filter
+ * An open-addressing table of addresses, lock-free (CAS on slots, freed
+ * slots marked and reused), whose reach widens with the live addresses. When it fills, every free the filter
  * lets through is recorded from then on (the readers ignore frees of
  * unsampled blocks): a full set costs speed, never a free.
  *

@@ -2,8 +2,9 @@
  * (capture/sampleset.c) and its filter: every address added is found and
  * taken once; the filter never says "surely not" of an address in the
  * set, and says it of most others; addresses sharing a filter byte (1 MiB
- * apart) are told apart by the table; a freed slot is reused; a full
- * table loses no free; watching every address says "maybe" of all.
+ * apart) are told apart by the table; a freed slot is reused; the table
+ * widens its reach as live addresses grow, finding those placed at every
+ * reach; a full table loses no free; watching every address says "maybe" of all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,6 +79,24 @@ static void test_saturated_byte_stays_maybe(void **state)
 	assert_false(sampleset_take(a));
 }
 
+/* 100,000 live addresses: past half of every reach up to the widest
+ * (2^18 slots), so the table widens six times and never fills. Each is
+ * found once, also those placed while the reach was narrower, and an
+ * address never added is not (a full set would say "present" of it). */
+static void test_reach_widens(void **state)
+{
+	(void)state;
+	const uintptr_t base = 0x7d0000000000u;
+	const uintptr_t n = 100000; /* 16 bytes apart: two at most per filter byte */
+	for (uintptr_t i = 0; i < n; i++)
+		sampleset_add(base + i * 16);
+	assert_false(sampleset_take(base + n * 16));
+	for (uintptr_t i = n; i-- > 0;) {
+		assert_true(sampleset_take(base + i * 16));
+		assert_false(sampleset_take(base + i * 16));
+	}
+}
+
 /* More addresses than the table has slots: it fills, and from then on the
  * filter alone decides. Every address added still passes it (and is
  * recorded), also those added once the table was full, to buckets no one
@@ -125,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_filter_says_no_to_strangers),
 		cmocka_unit_test(test_shared_byte),
 		cmocka_unit_test(test_saturated_byte_stays_maybe),
+		cmocka_unit_test(test_reach_widens),
 		cmocka_unit_test(test_full_set_misses_no_free),
 		cmocka_unit_test(test_watch_all), /* last: the filter stays saturated */
 	};
