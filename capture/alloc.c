@@ -199,8 +199,9 @@ static inline __attribute__((always_inline)) void record(struct thread_state *ts
 	uint32_t size = (uint32_t)(sizeof(struct rec_alloc) + nframes * sizeof(uint64_t));
 	uint64_t tail;
 	struct rec_alloc *r = (struct rec_alloc *)reserve_waiting(ts, size, type, &tail);
+	uint64_t t_ns = 0;
 	if (r) {
-		r->t_ns = shim_now_ns();
+		r->t_ns = t_ns = shim_now_ns();
 		r->addr = (uint64_t)(uintptr_t)p;
 		r->size = n;
 		r->nframes = nframes;
@@ -209,7 +210,8 @@ static inline __attribute__((always_inline)) void record(struct thread_state *ts
 		if (ring_commit(&ts->events, tail))
 			writer_kick();
 	}
-	writer_poll(nframes > 0 ? (uintptr_t)ips[0] : 0); /* a single-threaded program's cycles */
+	/* A single-threaded program's cycles. */
+	writer_poll(nframes > 0 ? (uintptr_t)ips[0] : 0, t_ns);
 	ts->in_tracer = 0;
 	shim_guard--;
 }

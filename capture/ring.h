@@ -78,6 +78,18 @@ static inline bool ring_commit(struct ring *r, uint64_t new_tail)
 	return new_tail - head > half && old_tail - head <= half;
 }
 
+/* An empty ring starts again at its first byte. Only for a caller that
+ * is the ring's producer and consumer at once, with no producer able to
+ * interrupt it: a thread that drains its own ring then keeps writing to
+ * the same few pages, warm and faulted in once, rather than to a new page
+ * every few dozen records. */
+static inline void ring_rewind_if_empty(struct ring *r)
+{
+	if (atomic_load_explicit(&r->head, memory_order_relaxed) ==
+	    atomic_load_explicit(&r->tail, memory_order_relaxed))
+		ring_init(r, r->data, r->size);
+}
+
 /* Consumer: each committed record in order (padding skipped), then frees
  * their space. */
 static inline void ring_drain(struct ring *r, void (*fn)(void *ctx, const struct ring_record *rec),

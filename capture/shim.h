@@ -192,9 +192,10 @@ void writer_stop(void);           /* final drain, END, close */
 void writer_kick(void);           /* a ring is filling: drain soon (signal-safe) */
 /* Without a writer thread: a cycle, when one is due, on the calling
  * thread (inside the shim, guard set), after an allocation by the code at
- * caller (0: none known). Not after libc's or the dynamic linker's, which
- * may be in the middle of something (dlopen's lists) the cycle reads. */
-void writer_poll(uintptr_t caller);
+ * caller (0: none known) recorded at now_ns (0: not read yet). Not after
+ * libc's or the dynamic linker's, which may be in the middle of something
+ * (dlopen's lists) the cycle reads. */
+void writer_poll(uintptr_t caller, uint64_t now_ns);
 /* Without a writer thread: the last cycle is long past (signal-safe). */
 bool writer_overdue(void);
 /* The writer becomes a thread (now, if it was not). */

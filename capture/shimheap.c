@@ -66,13 +66,14 @@ static unsigned *header_of(const void *p)
 	return (unsigned *)((uintptr_t)p - HEADER);
 }
 
-void *shimheap_alloc(size_t n)
+/* A block of class k, its header written: from the class's free list, or
+ * fresh from the untouched end of the mapping (*fresh: still all zero,
+ * its pages not yet faulted in). NULL when the heap is full. */
+static void *take_block(unsigned k, bool *fresh)
 {
-	unsigned k = class_of(n);
-	if (!k || (!shimheap_size && !shimheap_init()))
-		return NULL;
 	size_t bytes = (size_t)1 << k;
 	uint8_t *block = NULL;
+	*fresh = false;
 	take_lock();
 	if (free_lists[k]) {
 		block = free_lists[k];
@@ -80,6 +81,7 @@ void *shimheap_alloc(size_t n)
 	} else if (bytes <= shimheap_size - used) {
 		block = (uint8_t *)shimheap_base + used;
 		used += bytes;
+		*fresh = true;
 	}
 	drop_lock();
 	if (!block)
@@ -88,13 +90,28 @@ void *shimheap_alloc(size_t n)
 	return block + HEADER;
 }
 
+void *shimheap_alloc(size_t n)
+{
+	unsigned k = class_of(n);
+	bool fresh;
+	if (!k || (!shimheap_size && !shimheap_init()))
+		return NULL;
+	return take_block(k, &fresh);
+}
+
+/* A fresh block is left as the mapping gave it: zeroing it would fault in
+ * every page of a table (the writer's stack memo: half a MiB) of which a
+ * run may use a few. */
 void *shimheap_calloc(size_t count, size_t n)
 {
 	size_t total;
-	if (__builtin_mul_overflow(count, n, &total))
+	unsigned k;
+	bool fresh;
+	if (__builtin_mul_overflow(count, n, &total) || !(k = class_of(total)) ||
+	    (!shimheap_size && !shimheap_init()))
 		return NULL;
-	void *p = shimheap_alloc(total);
-	if (p)
+	void *p = take_block(k, &fresh);
+	if (p && !fresh)
 		memset(p, 0, total); /* a block from a free list holds old bytes */
 	return p;
 }

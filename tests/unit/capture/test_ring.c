@@ -3,7 +3,8 @@
  * takes one again once drained (the producer's stale view of head is
  * looked at again); a record that does not fit before the end wraps after
  * a padding record the drain skips; commit says "wake the consumer" once
- * per crossing of half full, not per record.
+ * per crossing of half full, not per record; an empty ring rewound starts
+ * again at its first byte, one holding a record is left as it is.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,12 +133,43 @@ static void test_wakes_once_per_half(void **state)
 	assert_int_equal(wakes, 1);
 }
 
+static void test_rewind_when_empty(void **state)
+{
+	(void)state;
+	_Alignas(8) static uint8_t data[SIZE];
+	struct ring r;
+	ring_init(&r, data, SIZE);
+	bool wake;
+	struct seen s = { .n = 0 };
+	for (uint64_t i = 0; i < 5; i++)
+		assert_true(put(&r, 64, i, &wake));
+	ring_rewind_if_empty(&r); /* records there: left alone */
+	assert_int_equal(atomic_load(&r.tail), 320);
+	ring_drain(&r, collect, &s);
+	assert_int_equal(s.n, 5);
+	ring_rewind_if_empty(&r);
+	assert_int_equal(atomic_load(&r.head), 0);
+	assert_int_equal(atomic_load(&r.tail), 0);
+	/* The next record is at the first byte, and the whole ring is room. */
+	assert_true(put(&r, 64, 7, &wake));
+	assert_int_equal(((struct rec *)data)->value, 7);
+	unsigned n = 1;
+	while (n <= SIZE / 64 && put(&r, 64, n, &wake))
+		n++;
+	assert_int_equal(n, SIZE / 64);
+	s.n = 0;
+	ring_drain(&r, collect, &s);
+	assert_int_equal(s.n, SIZE / 64);
+	assert_int_equal(s.values[0], 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_full),
 		cmocka_unit_test(test_wraps_with_padding),
 		cmocka_unit_test(test_wakes_once_per_half),
+		cmocka_unit_test(test_rewind_when_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

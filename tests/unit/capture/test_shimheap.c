@@ -1,7 +1,7 @@
 /* test_shimheap.c - the shim's own heap (capture/shimheap.c): blocks are
  * aligned, hold what was asked, and are known as the heap's (and nothing
  * else is); a freed block is reused by its class; calloc zeroes a reused
- * block; realloc keeps the bytes; a freed big block gives its pages back;
+ * block and leaves a fresh one untouched (its pages not faulted in); realloc keeps the bytes; a freed big block gives its pages back;
  * sizes past the heap, overflowing counts and a full heap give NULL;
  * threads allocating at once never share a byte.
  */
@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -57,6 +59,29 @@ static void test_reuse_and_calloc(void **state)
 		assert_int_equal(q[i], 0);
 	shimheap_free(q);
 	assert_null(shimheap_calloc(SIZE_MAX / 2, 3));
+}
+
+/* A fresh block is already zero: calloc must not write it (a table of
+ * which a run uses a few slots would otherwise be faulted in whole). */
+static void test_fresh_calloc_untouched(void **state)
+{
+	(void)state;
+	size_t n = (size_t)2 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *p = shimheap_calloc(1, n);
+	assert_non_null(p);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	size_t pages = (n - page) / page;
+	unsigned char *in_core = malloc(pages);
+	assert_int_equal(mincore((void *)lo, pages * page, in_core), 0);
+	size_t resident = 0;
+	for (size_t i = 0; i < pages; i++)
+		resident += in_core[i] & 1;
+	assert_int_equal(resident, 0);
+	for (size_t i = 0; i < n; i += page / 2)
+		assert_int_equal(p[i], 0);
+	p[n - 1] = 1;
+	shimheap_free(p);
+	free(in_core);
 }
 
 static void test_realloc_keeps(void **state)
@@ -149,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_reuse_and_calloc),
+		cmocka_unit_test(test_fresh_calloc_untouched),
 		cmocka_unit_test(test_realloc_keeps),
 		cmocka_unit_test(test_big_block_pages_return),
 		cmocka_unit_test(test_limits),
