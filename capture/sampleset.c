@@ -6,8 +6,10 @@
 #include <sys/mman.h>
 
 /* The table grows in reaches: reach k is 2^k slots of its own, at slot
- * 2^k. New addresses go to the widest reach so far, and a reach more than
- * half full opens the next, twice as wide. The first is 4,096 slots (32
+ * 2^k. New addresses go to the widest reach so far, and one that needed
+ * more than WIDEN_AFTER probes to place opens the next, twice as wide (no
+ * count of the live addresses: one more locked instruction in each add
+ * and take, the dearest thing they did). The first is 4,096 slots (32
  * KiB, 8 pages): most programs never need more, and a sampled
  * allocation's add and take then touch lines the cache keeps, not a
  * random line of megabytes (and, the first time, a page fault). The
@@ -18,13 +20,13 @@
 #define LAST_REACH 18
 #define SLOTS ((size_t)2 << LAST_REACH) /* reach k at [2^k, 2^(k+1)) */
 #define MAX_PROBE 64        /* probes before a reach counts as full */
+#define WIDEN_AFTER 16      /* probes that say a reach is crowded */
 #define EMPTY 0
 #define FREED 1             /* was an address: probing goes on past it */
 
 static _Atomic(uintptr_t) *slots;
 static _Atomic int sampleset_full; /* frees that pass the filter are all recorded from now on */
 static _Atomic unsigned widest = FIRST_REACH;
-static _Atomic size_t live[LAST_REACH + 1]; /* addresses in each reach */
 
 /* The filter: how many live sampled addresses hash to each bucket. A
  * bucket at 255 stays there (it then always says "maybe"). */
@@ -109,7 +111,7 @@ void sampleset_add(uintptr_t a)
 			uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
 			if ((cur == EMPTY || cur == FREED) &&
 			    atomic_compare_exchange_strong(&slots[s], &cur, a)) {
-				if (atomic_fetch_add(&live[k], 1) + 1 > ((size_t)1 << k) / 2)
+				if (i >= WIDEN_AFTER)
 					widen(k);
 				return;
 			}
@@ -126,7 +128,6 @@ static bool take_from(uintptr_t a, unsigned k)
 		if (cur == EMPTY)
 			return false;
 		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED)) {
-			atomic_fetch_sub(&live[k], 1);
 			filter_remove(a);
 			return true;
 		}

@@ -79,8 +79,8 @@ static void test_saturated_byte_stays_maybe(void **state)
 	assert_false(sampleset_take(a));
 }
 
-/* 100,000 live addresses: past half of every reach up to the widest
- * (2^18 slots), so the table widens six times and never fills. Each is
+/* 100,000 live addresses: more than every reach but the widest (2^18
+ * slots) holds, so the table widens to it and never fills. Each is
  * found once, also those placed while the reach was narrower, and an
  * address never added is not (a full set would say "present" of it). */
 static void test_reach_widens(void **state)
