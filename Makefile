@@ -161,6 +161,9 @@ $(BUILD)/bench-genmem: tests/bench/genmem.c
 $(BUILD)/bench-mallocloop: tests/bench/mallocloop.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) -fno-omit-frame-pointer $< -o $@
+$(BUILD)/bench-interposer.so: tests/bench/interposer.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FK_CFLAGS) -fPIC -shared $< -ldl -o $@
 $(BUILD)/bench-gencap: tests/bench/gencap.c $(BUILD)/libflamekit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FK_CFLAGS) $(FK_LDFLAGS) $< $(BUILD)/libflamekit.a $(LIBS) -o $@
@@ -171,7 +174,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench-gen $(BUILD)/bench-genmem $(BUILD)/bench-gencap \
-		$(BUILD)/bench-mallocloop
+		$(BUILD)/bench-mallocloop $(BUILD)/bench-interposer.so
 	@BUILD=$(BUILD) sh tests/bench/bench.sh
 
 # Fuzzing (clang's libFuzzer): the whole pipeline on arbitrary bytes, in

@@ -5,8 +5,8 @@
  *
  * With idle-thread a second thread is started first and only sleeps: the
  * bare run of a multithreaded program. glibc's malloc takes its arena
- * locks once a process has ever had two threads, so this is the anchor for
- * what a profiler's own thread costs any single-threaded program.
+ * locks once a process has ever had two threads, so this measures (by
+ * hand) what a profiler's own thread costs any single-threaded program.
  */
 #include <pthread.h>
 #include <stdio.h>
