@@ -66,12 +66,13 @@ if os.path.exists(loop[0]):
 best = {k: float("inf") for k in modes}
 # Each round in its own order: a run right after a heavy one (two busy
 # threads for a second) was slower, whatever it was. The sampled run's
-# overhead is a few percent of 0.15 s, under this much noise: it and its
-# anchors (the short runs) are run three times a round.
+# overhead is a few percent of 0.15 s, under this much noise (one best of
+# 15 of the plain loop came out 8 % above the interposer's): it and its
+# anchors (the short runs) are run five times a round.
 short = [name for name in modes if name.startswith(("malloc loop, plain", "malloc loop, a bare",
                                                      "malloc loop, stackcap --alloc-sample",
                                                      "empty loop"))]
-order = list(modes) + 2 * short
+order = list(modes) + 4 * short
 shuffle = random.Random(16)
 for _ in range(runs):
     shuffle.shuffle(order)
