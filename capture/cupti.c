@@ -126,7 +126,7 @@ static void record_api(uint32_t corr, uint32_t cbid, uint32_t domain)
 		r->domain = domain;
 		r->nframes = n;
 		memcpy(r->ips, ips, n * sizeof *ips);
-		ring_commit(&ts->events, tail);
+		shim_event_commit(ts, tail);
 	}
 	ts->in_tracer = 0;
 	shim_guard--;
@@ -147,7 +147,7 @@ static void record_link(uint32_t driver, uint32_t runtime)
 	r->cbid = runtime;
 	r->domain = 0;
 	r->nframes = 0;
-	ring_commit(&ts->events, tail);
+	shim_event_commit(ts, tail);
 }
 
 /* A CUDA graph node: created (the code that captured or added it, with
@@ -171,7 +171,7 @@ static void record_graph_node(uint64_t node, uint64_t original)
 		r->domain = 0;
 		r->nframes = n;
 		memcpy(r->ips, ips, n * sizeof *ips);
-		ring_commit(&ts->events, tail);
+		shim_event_commit(ts, tail);
 	}
 	ts->in_tracer = 0;
 	shim_guard--;

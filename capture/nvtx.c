@@ -49,7 +49,7 @@ static void record(uint32_t op, uint64_t id, const char *name)
 	r->id = id;
 	if (len)
 		memcpy(r->name, name, len);
-	ring_commit(&ts->events, tail);
+	shim_event_commit(ts, tail);
 }
 
 /* The message of event attributes: ASCII, or a string we registered. */

@@ -127,20 +127,6 @@ struct shim_config {
 	char output[4096];
 };
 
-/* Room for an event record in the thread's event ring, or NULL with the
- * drop counted; then ring_commit(&ts->events, tail) after filling it. */
-static inline struct ring_record *shim_event_reserve(struct thread_state *ts, uint32_t size,
-						     uint32_t type, uint64_t *tail)
-{
-	struct ring_record *r = ring_reserve(&ts->events, size, tail);
-	if (!r) {
-		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
-		return NULL;
-	}
-	r->type = type;
-	return r;
-}
-
 extern struct shim_config shim_cfg;
 extern _Atomic int shim_ready; /* the constructor finished: hooks may record */
 extern SHIM_TLS struct thread_state *shim_thread;
@@ -155,6 +141,33 @@ extern _Atomic uint64_t shim_untracked; /* allocations on threads without state 
 extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
 
 uint64_t shim_now_ns(void);
+
+/* Room for an event record in the thread's event ring, or NULL with the
+ * drop counted; then shim_event_commit() after filling it. In between,
+ * the thread's guard is up: an allocation by a signal handler landing
+ * there is not recorded, as it would be into the same ring, in the middle
+ * of this record (and a cycle it ran could find the ring empty). */
+static inline struct ring_record *shim_event_reserve(struct thread_state *ts, uint32_t size,
+						     uint32_t type, uint64_t *tail)
+{
+	shim_guard++;
+	struct ring_record *r = ring_reserve(&ts->events, size, tail);
+	if (!r) {
+		atomic_fetch_add_explicit(&ts->dropped_events, 1, memory_order_relaxed);
+		shim_guard--;
+		return NULL;
+	}
+	r->type = type;
+	return r;
+}
+
+/* Publishes a record shim_event_reserve() gave. */
+static inline void shim_event_commit(struct thread_state *ts, uint64_t tail)
+{
+	ring_commit(&ts->events, tail);
+	shim_guard--;
+}
+
 /* The most frames a stack is unwound to (capture/unwind.h). */
 #define SHIM_MAX_UNWIND (MAX_FRAMES + 32)
 /* The loaded segment of whatever object holds addr (code: its text): false

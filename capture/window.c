@@ -153,7 +153,7 @@ static void edge_here(uint64_t edge, uint64_t step)
 	r->t_ns = shim_now_ns();
 	r->edge = edge;
 	r->step = step;
-	ring_commit(&ts->events, tail);
+	shim_event_commit(ts, tail);
 }
 
 /* An edge the writer made. */

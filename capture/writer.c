@@ -433,7 +433,10 @@ static struct cycle cycle_start(struct fk_cap_buf *out)
 /* A cycle run on the program's only thread (writer_poll) is its rings'
  * producer and consumer at once: the rings, just drained, start again at
  * their first byte. The thread's signal handlers (its CPU samples) are
- * held off meanwhile. */
+ * held off meanwhile. writer_poll runs after a record's commit, with no
+ * other reservation of the thread's open (shim_event_reserve keeps the
+ * hooks out of one); the final cycle, which a signal handler's exec may
+ * run at any point, leaves the rings as they are. */
 static void rewind_own_rings(struct thread_state *ts)
 {
 	sigset_t all, old;
@@ -480,7 +483,7 @@ static void cycle(bool final)
 		}
 		ring_drain(&ts->samples, on_record, &c);
 		ring_drain(&ts->events, on_record, &c);
-		if (ts == shim_thread && atomic_load_explicit(&inline_cycles, memory_order_relaxed))
+		if (!final && ts == shim_thread && atomic_load_explicit(&inline_cycles, memory_order_relaxed))
 			rewind_own_rings(ts);
 		uint64_t ds = atomic_exchange(&ts->dropped_samples, 0);
 		uint64_t de = atomic_exchange(&ts->dropped_events, 0);
