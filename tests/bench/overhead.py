@@ -72,9 +72,15 @@ best = {k: float("inf") for k in modes}
 short = [name for name in modes if name.startswith(("malloc loop, plain", "malloc loop, a bare",
                                                      "malloc loop, stackcap --alloc-sample",
                                                      "empty loop"))]
-order = list(modes) + 4 * short
+SHORT_REPEATS = 5
+order = list(modes) + (SHORT_REPEATS - 1) * short
 shuffle = random.Random(16)
+# Each round's own best of the short runs too, printed beside the overall
+# bests: the spread of the rounds' overheads shows how far this machine's
+# noise reaches (on the 2-core VM, -16 % to +12 % in one run of five rounds).
+rounds = []
 for _ in range(runs):
+    rounds.append({name: float("inf") for name in short})
     shuffle.shuffle(order)
     for name in order:
         cmd, env = modes[name] if isinstance(modes[name], tuple) else (modes[name], None)
@@ -83,7 +89,10 @@ for _ in range(runs):
         t = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
                        env=dict(os.environ, **env) if env else None)
-        best[name] = min(best[name], time.perf_counter() - t)
+        secs = time.perf_counter() - t
+        best[name] = min(best[name], secs)
+        if name in rounds[-1]:
+            rounds[-1][name] = min(rounds[-1][name], secs)
 for name, secs in best.items():
     base = best[name.split(",")[0] + ", plain"]
     extra = "" if "plain" in name else f"  overhead {100 * (secs / base - 1):+.1f}%"
@@ -108,6 +117,10 @@ if "malloc loop, stackcap --alloc-sample 524288" in best:
         floor = best["malloc loop, a bare interposer"]
         line += (f", of which a bare interposer's forwarding costs {100 * (floor / base - 1):+.1f}% "
                  f"(the hooks and the samples: {100 * ((ours - startup) / floor - 1):+.1f}%)")
+    per_round = sorted(r["malloc loop, stackcap --alloc-sample 524288"] / r["malloc loop, plain"] - 1
+                       for r in rounds)
+    line += (f"; each round's own best of {SHORT_REPEATS}: median {100 * per_round[len(per_round) // 2]:+.1f}% "
+             f"({', '.join(f'{100 * x:+.1f}%' for x in per_round)})")
     print(line)
 if os.path.exists(cap):
     os.unlink(cap)
