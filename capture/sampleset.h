@@ -4,9 +4,10 @@
  * not every free of the program.
  *
  * An open-addressing table of addresses, lock-free (CAS on slots, freed
- * slots marked and reused), whose reach widens with the live addresses. When it fills, every free the filter
- * lets through is recorded from then on (the readers ignore frees of
- * unsampled blocks): a full set costs speed, never a free.
+ * slots marked and reused), whose reach widens with the live addresses.
+ * When it fills, every free the filter lets through is recorded from then
+ * on (the readers ignore frees of unsampled blocks): a full set costs
+ * speed, never a free.
  *
  * Owns: one anonymous mapping, for the process's lifetime.
  */
