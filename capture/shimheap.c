@@ -66,14 +66,18 @@ static unsigned *header_of(const void *p)
 	return (unsigned *)((uintptr_t)p - HEADER);
 }
 
-/* A block of class k, its header written: from the class's free list, or
- * fresh from the untouched end of the mapping (*fresh: still all zero,
- * its pages not yet faulted in). NULL when the heap is full. */
-static void *take_block(unsigned k, bool *fresh)
+/* A block for n bytes, its header written: from its class's free list,
+ * or fresh from the untouched end of the mapping (*fresh: still all zero,
+ * its pages not yet faulted in). NULL when no class holds n or the heap
+ * is full. */
+static void *take_block(size_t n, bool *fresh)
 {
+	unsigned k = class_of(n);
+	*fresh = false;
+	if (!k || (!shimheap_size && !shimheap_init()))
+		return NULL;
 	size_t bytes = (size_t)1 << k;
 	uint8_t *block = NULL;
-	*fresh = false;
 	take_lock();
 	if (free_lists[k]) {
 		block = free_lists[k];
@@ -92,11 +96,8 @@ static void *take_block(unsigned k, bool *fresh)
 
 void *shimheap_alloc(size_t n)
 {
-	unsigned k = class_of(n);
 	bool fresh;
-	if (!k || (!shimheap_size && !shimheap_init()))
-		return NULL;
-	return take_block(k, &fresh);
+	return take_block(n, &fresh);
 }
 
 /* A fresh block is left as the mapping gave it: zeroing it would fault in
@@ -105,12 +106,10 @@ void *shimheap_alloc(size_t n)
 void *shimheap_calloc(size_t count, size_t n)
 {
 	size_t total;
-	unsigned k;
 	bool fresh;
-	if (__builtin_mul_overflow(count, n, &total) || !(k = class_of(total)) ||
-	    (!shimheap_size && !shimheap_init()))
+	if (__builtin_mul_overflow(count, n, &total))
 		return NULL;
-	void *p = take_block(k, &fresh);
+	void *p = take_block(total, &fresh);
 	if (p && !fresh)
 		memset(p, 0, total); /* a block from a free list holds old bytes */
 	return p;
