@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture/freefilter.h"
 #include "capture/sampleset.h"
 #include "capture/shim.h"
 #include "capture/shimheap.h"
@@ -96,7 +97,7 @@ void alloc_init(void)
 	if (shim_cfg.alloc_set)
 		sampleset_init();
 	else
-		sampleset_watch_all(); /* free() looks no further than the filter */
+		freefilter_saturate(); /* every free takes the slow way */
 	watching = shim_cfg.alloc_set ? FREES_SAMPLED : FREES_ALL;
 }
 
@@ -313,11 +314,11 @@ static void *allocated(void *p, size_t n)
 }
 
 /* Whether a free of p may be recorded. Most frees are of blocks never
- * sampled: the set's filter says so from memory the cache keeps (exact
+ * sampled: the filter says so from memory the cache keeps (exact
  * tracking saturates it). */
 static inline bool free_watched(const void *p)
 {
-	return watching != FREES_NONE && sampleset_maybe((uintptr_t)p);
+	return watching != FREES_NONE && freefilter_maybe((uintptr_t)p);
 }
 
 /* A free that free_watched() let through: recorded when its thread
@@ -379,23 +380,25 @@ void *calloc(size_t count, size_t n)
 	return calloc_slow(count, n);
 }
 
-/* A free the filter let through. */
+/* A free the filter let through: a block of the shim's heap, or one that
+ * may have been sampled. */
 __attribute__((noinline)) static void free_slow(void *p)
-{
-	if (p && watching != FREES_NONE)
-		freeing(p);
-	real_free(p);
-}
-
-/* The filter says "surely not watched" of most blocks (of all with no
- * --alloc, of none with exact tracking): then the real free at once. */
-void free(void *p)
 {
 	if (shimheap_owns(p)) {
 		shimheap_free(p);
 		return;
 	}
-	if (sampleset_maybe((uintptr_t)p)) {
+	if (p && watching != FREES_NONE)
+		freeing(p);
+	real_free(p);
+}
+
+/* The filter says "nothing to do" of most blocks (of all the program's
+ * with no --alloc, of none with exact tracking): then the real free at
+ * once. */
+void free(void *p)
+{
+	if (freefilter_maybe((uintptr_t)p)) {
 		free_slow(p);
 		return;
 	}

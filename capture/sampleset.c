@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
+#include "capture/freefilter.h"
+
 /* The table grows in reaches: reach k is 2^k slots of its own, at slot
  * 2^k. New addresses go to the widest reach so far, and one that needed
  * more than WIDEN_AFTER probes to place opens the next, twice as wide (no
@@ -27,42 +29,6 @@
 static _Atomic(uintptr_t) *slots;
 static _Atomic int sampleset_full; /* frees that pass the filter are all recorded from now on */
 static _Atomic unsigned widest = FIRST_REACH;
-
-/* The filter: how many live sampled addresses hash to each bucket. A
- * bucket at 255 stays there (it then always says "maybe"). */
-#define FILTER_SATURATED 255
-_Atomic(uint8_t) sampleset_filter[(size_t)1 << 16];
-
-static _Atomic(uint8_t) *bucket(uintptr_t a)
-{
-	return &sampleset_filter[SAMPLESET_BUCKET(a)];
-}
-
-static void filter_add(uintptr_t a)
-{
-	_Atomic(uint8_t) *b = bucket(a);
-	uint8_t v = atomic_load_explicit(b, memory_order_relaxed);
-	while (v != FILTER_SATURATED &&
-	       !atomic_compare_exchange_weak_explicit(b, &v, (uint8_t)(v + 1), memory_order_relaxed,
-						      memory_order_relaxed)) {
-	}
-}
-
-static void filter_remove(uintptr_t a)
-{
-	_Atomic(uint8_t) *b = bucket(a);
-	uint8_t v = atomic_load_explicit(b, memory_order_relaxed);
-	while (v != FILTER_SATURATED && v != 0 &&
-	       !atomic_compare_exchange_weak_explicit(b, &v, (uint8_t)(v - 1), memory_order_relaxed,
-						      memory_order_relaxed)) {
-	}
-}
-
-void sampleset_watch_all(void)
-{
-	for (size_t i = 0; i < sizeof sampleset_filter; i++)
-		atomic_store_explicit(&sampleset_filter[i], FILTER_SATURATED, memory_order_relaxed);
-}
 
 bool sampleset_init(void)
 {
@@ -101,7 +67,7 @@ void sampleset_add(uintptr_t a)
 {
 	if (a <= FREED)
 		return;
-	filter_add(a); /* first: a free racing the insertion must look */
+	freefilter_add(a); /* first: a free racing the insertion must look */
 	if (!slots || atomic_load_explicit(&sampleset_full, memory_order_relaxed))
 		return;
 	unsigned k;
@@ -128,7 +94,7 @@ static bool take_from(uintptr_t a, unsigned k)
 		if (cur == EMPTY)
 			return false;
 		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED)) {
-			filter_remove(a);
+			freefilter_remove(a);
 			return true;
 		}
 	}

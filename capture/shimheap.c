@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "capture/freefilter.h"
+
 /* Address space, not memory (NORESERVE), but it counts against a ulimit -v:
  * what a writer cycle keeps (the compressor's context, the stack tables,
  * the buffers) fits many times over. Beyond it the shim's allocations go
@@ -91,6 +93,7 @@ static void *take_block(size_t n, bool *fresh)
 	if (!block)
 		return NULL;
 	*(unsigned *)block = k;
+	freefilter_add((uintptr_t)(block + HEADER));
 	return block + HEADER;
 }
 
@@ -126,6 +129,7 @@ void shimheap_free(void *p)
 		return;
 	unsigned k = *header_of(p);
 	size_t bytes = (size_t)1 << k;
+	freefilter_remove((uintptr_t)p);
 	if (bytes >= RELEASE_FROM) { /* whole pages inside the block */
 		uintptr_t lo = ((uintptr_t)p + 4095 + sizeof(void *)) & ~(uintptr_t)4095;
 		uintptr_t hi = ((uintptr_t)p - HEADER + bytes) & ~(uintptr_t)4095;

@@ -9,7 +9,9 @@
  * touched),
  * power-of-two size classes from 32 bytes, a free list per class, a spin
  * lock (the shim allocates here rarely). A block is never returned to
- * the OS but its pages are, from 1 MiB up.
+ * the OS but its pages are, from 1 MiB up. Each live block is counted in
+ * the free hook's filter (freefilter.h), so the hook looks further only
+ * for blocks that may be the heap's.
  *
  * Owns: the mapping, for the process's lifetime.
  */
@@ -32,8 +34,8 @@ void shimheap_free(void *p);
 /* The bytes a block of the heap can hold. */
 size_t shimheap_usable(const void *p);
 
-/* Whether p is a block of this heap (false for NULL): one compare, for
- * the hooks' free. Hidden: no GOT on the way. */
+/* Whether p is a block of this heap (false for NULL): one compare.
+ * Hidden: no GOT on the way. */
 extern __attribute__((visibility("hidden"))) uintptr_t shimheap_base;
 extern __attribute__((visibility("hidden"))) size_t shimheap_size;
 static inline bool shimheap_owns(const void *p)

@@ -1,10 +1,11 @@
 /* test_sampleset.c - the sampled-address set of --alloc-sample
- * (capture/sampleset.c) and its filter: every address added is found and
- * taken once; the filter never says "surely not" of an address in the
- * set, and says it of most others; addresses sharing a filter byte (1 MiB
- * apart) are told apart by the table; a freed slot is reused; the table
- * widens its reach as live addresses grow, finding those placed at every
- * reach; a full table loses no free; watching every address says "maybe" of all.
+ * (capture/sampleset.c) and the free hook's filter it counts in
+ * (capture/freefilter.c): every address added is found and taken once;
+ * the filter never says "surely not" of an address in the set, and says
+ * it of most others; addresses sharing a filter byte (1 MiB apart) are
+ * told apart by the table; a freed slot is reused; the table widens its
+ * reach as live addresses grow, finding those placed at every reach; a
+ * full table loses no free; a saturated filter says "maybe" of all.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "capture/freefilter.h"
 #include "capture/sampleset.h"
 
 static int setup(void **state)
@@ -26,7 +28,7 @@ static void test_add_take(void **state)
 	const uintptr_t base = 0x7f0000100000u;
 	for (uintptr_t i = 0; i < 1000; i++) {
 		sampleset_add(base + i * 4096);
-		assert_true(sampleset_maybe(base + i * 4096));
+		assert_true(freefilter_maybe(base + i * 4096));
 	}
 	for (uintptr_t i = 0; i < 1000; i++) {
 		assert_true(sampleset_take(base + i * 4096));
@@ -34,7 +36,7 @@ static void test_add_take(void **state)
 	}
 	/* All taken: the filter is empty again. */
 	for (uintptr_t i = 0; i < 1000; i++)
-		assert_false(sampleset_maybe(base + i * 4096));
+		assert_false(freefilter_maybe(base + i * 4096));
 }
 
 static void test_filter_says_no_to_strangers(void **state)
@@ -43,9 +45,9 @@ static void test_filter_says_no_to_strangers(void **state)
 	sampleset_add(0x5500000010u); /* filter byte 1 */
 	size_t maybe = 0;
 	for (uintptr_t a = 0x5600000100u; a < 0x5600000100u + 4096 * 16; a += 16) /* bytes 16-4111 */
-		maybe += sampleset_maybe(a);
+		maybe += freefilter_maybe(a);
 	assert_int_equal(maybe, 0);
-	assert_true(sampleset_maybe(0x5600000010u)); /* byte 1 too: "maybe" */
+	assert_true(freefilter_maybe(0x5600000010u)); /* byte 1 too: "maybe" */
 	assert_false(sampleset_take(0x5600000010u));
 	assert_true(sampleset_take(0x5500000010u));
 }
@@ -55,14 +57,14 @@ static void test_shared_byte(void **state)
 	(void)state;
 	const uintptr_t a = 0x5500000040u, b = a + ((uintptr_t)1 << 20); /* same filter byte */
 	sampleset_add(a);
-	assert_true(sampleset_maybe(b));   /* "maybe": the table decides */
+	assert_true(freefilter_maybe(b));   /* "maybe": the table decides */
 	assert_false(sampleset_take(b));   /* not sampled */
-	assert_true(sampleset_maybe(a));
+	assert_true(freefilter_maybe(a));
 	sampleset_add(b);
 	assert_true(sampleset_take(a));
-	assert_true(sampleset_maybe(b));   /* a's removal left b's count */
+	assert_true(freefilter_maybe(b));   /* a's removal left b's count */
 	assert_true(sampleset_take(b));
-	assert_false(sampleset_maybe(a));
+	assert_false(freefilter_maybe(a));
 }
 
 static void test_saturated_byte_stays_maybe(void **state)
@@ -75,7 +77,7 @@ static void test_saturated_byte_stays_maybe(void **state)
 		assert_true(sampleset_take(a + i * mib));
 	/* Saturated: it can no longer count down, so it says "maybe" (and the
 	 * table, now empty there, says no). */
-	assert_true(sampleset_maybe(a));
+	assert_true(freefilter_maybe(a));
 	assert_false(sampleset_take(a));
 }
 
@@ -113,15 +115,15 @@ static void test_full_set_misses_no_free(void **state)
 		sampleset_add(base + b * 16);
 	for (uintptr_t i = 0; i < n; i++) {
 		uintptr_t a = base + (i % buckets) * 16 + (i / buckets) * mib;
-		assert_true(sampleset_maybe(a));
+		assert_true(freefilter_maybe(a));
 		assert_true(sampleset_take(a));
 	}
 	for (uintptr_t b = buckets; b < buckets + 100; b++) {
-		assert_true(sampleset_maybe(base + b * 16));
+		assert_true(freefilter_maybe(base + b * 16));
 		assert_true(sampleset_take(base + b * 16));
 	}
 	for (uintptr_t b = buckets + 100; b < 2 * buckets; b++)
-		assert_false(sampleset_maybe(base + b * 16));
+		assert_false(freefilter_maybe(base + b * 16));
 }
 
 /* Exact tracking: the filter says "maybe" of every address, NULL too,
@@ -129,12 +131,12 @@ static void test_full_set_misses_no_free(void **state)
 static void test_watch_all(void **state)
 {
 	(void)state;
-	sampleset_watch_all();
+	freefilter_saturate();
 	for (uintptr_t a = 0; a < ((uintptr_t)1 << 21); a += 8)
-		assert_true(sampleset_maybe(a));
+		assert_true(freefilter_maybe(a));
 	sampleset_add(0x5500000040u);
 	assert_true(sampleset_take(0x5500000040u));
-	assert_true(sampleset_maybe(0x5500000040u));
+	assert_true(freefilter_maybe(0x5500000040u));
 }
 
 int main(void)

@@ -1,9 +1,11 @@
 /* test_shimheap.c - the shim's own heap (capture/shimheap.c): blocks are
  * aligned, hold what was asked, and are known as the heap's (and nothing
- * else is); a freed block is reused by its class; calloc zeroes a reused
- * block and leaves a fresh one untouched (its pages not faulted in); realloc keeps the bytes; a freed big block gives its pages back;
- * sizes past the heap, overflowing counts and a full heap give NULL;
- * threads allocating at once never share a byte.
+ * else is); live blocks count in the free hook's filter, freed ones do
+ * not; a freed block is reused by its class; calloc zeroes a reused block
+ * and leaves a fresh one untouched (its pages not faulted in); realloc
+ * keeps the bytes; a freed big block gives its pages back; sizes past the
+ * heap, overflowing counts and a full heap give NULL; threads allocating
+ * at once never share a byte.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "capture/freefilter.h"
 #include "capture/shimheap.h"
 
 static int setup(void **state)
@@ -82,6 +85,28 @@ static void test_fresh_calloc_untouched(void **state)
 	p[n - 1] = 1;
 	shimheap_free(p);
 	free(in_core);
+}
+
+/* Each live block counts in the free hook's filter, so its free goes the
+ * slow way (to shimheap_free) and stops counting once freed; a block that
+ * realloc moves counts at its new address only. */
+static void test_blocks_in_free_filter(void **state)
+{
+	(void)state;
+	unsigned char *p[8];
+	for (int i = 0; i < 8; i++) {
+		p[i] = shimheap_alloc((size_t)24 << (2 * i));
+		assert_true(freefilter_maybe((uintptr_t)p[i]));
+	}
+	unsigned char *q = shimheap_realloc(p[0], 5000);
+	assert_ptr_not_equal(q, p[0]);
+	assert_false(freefilter_maybe((uintptr_t)p[0]));
+	assert_true(freefilter_maybe((uintptr_t)q));
+	p[0] = q;
+	for (int i = 0; i < 8; i++) {
+		shimheap_free(p[i]);
+		assert_false(freefilter_maybe((uintptr_t)p[i]));
+	}
 }
 
 static void test_realloc_keeps(void **state)
@@ -175,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_reuse_and_calloc),
 		cmocka_unit_test(test_fresh_calloc_untouched),
+		cmocka_unit_test(test_blocks_in_free_filter),
 		cmocka_unit_test(test_realloc_keeps),
 		cmocka_unit_test(test_big_block_pages_return),
 		cmocka_unit_test(test_limits),
