@@ -67,12 +67,13 @@ best = {k: float("inf") for k in modes}
 # Each round in its own order: a run right after a heavy one (two busy
 # threads for a second) was slower, whatever it was. The sampled run's
 # overhead is a few percent of 0.15 s, under this much noise (one best of
-# 15 of the plain loop came out 8 % above the interposer's): it and its
-# anchors (the short runs) are run five times a round.
+# 15 of the plain loop came out 8 % above the interposer's; five rounds'
+# own bests of 5 spread from -16 % to +12 %): it and its anchors (the
+# short runs, 0.15 s at most) are run nine times a round.
 short = [name for name in modes if name.startswith(("malloc loop, plain", "malloc loop, a bare",
                                                      "malloc loop, stackcap --alloc-sample",
                                                      "empty loop"))]
-SHORT_REPEATS = 5
+SHORT_REPEATS = 9
 order = list(modes) + (SHORT_REPEATS - 1) * short
 shuffle = random.Random(16)
 # Each round's own best of the short runs too, printed beside the overall
