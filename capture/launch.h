@@ -21,7 +21,7 @@ struct fk_launch_opts {
 	long alloc_sample;      /* 0: every allocation; else the Poisson mean, bytes */
 	bool alloc_drop;        /* a full ring drops events instead of waiting */
 	bool fp;                /* unwind with frame pointers, not libunwind */
-	bool libunwind_only;    /* --alloc's stacks by libunwind, not the hooks' fast walk */
+	bool libunwind_only;    /* stacks by libunwind alone, not the shim's fast walk */
 	bool follow;            /* capture programs PROGRAM executes */
 	bool python;            /* Python frames in the stacks of a CPython process */
 	/* Capture windows (formats/capwindow.h), as given (checked by the

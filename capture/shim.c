@@ -270,12 +270,31 @@ static uint32_t walk_frame_pointers(const struct thread_state *ts, uintptr_t fp,
 	return n;
 }
 
+/* The interrupted stack: by frame pointers when asked; else by the
+ * hooks' cached .eh_frame rules (a frame a few loads, where libunwind
+ * stepped at some 1,000 instructions a frame here), and by libunwind
+ * where those give up: a signal frame below, code without CFI, an
+ * alternate stack. Safe in the handler: the walk takes no lock and
+ * allocates nothing, and the thread's cache is not in use (a sample that
+ * interrupts the shim's own walk, in_tracer, skips this). */
 static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t *ips)
 {
+	const greg_t *regs = uc->uc_mcontext.gregs;
 	if (shim_cfg.frame_pointers) {
-		ips[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-		return walk_frame_pointers(ts, (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], ips, 1,
-					   MAX_FRAMES);
+		ips[0] = (uint64_t)regs[REG_RIP];
+		return walk_frame_pointers(ts, (uintptr_t)regs[REG_RBP], ips, 1, MAX_FRAMES);
+	}
+	if (ts->stack_hi && !shim_cfg.libunwind_only) {
+		uintptr_t out[MAX_FRAMES];
+		int got = cfi_backtrace(&ts->cfi, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+					(uintptr_t)regs[REG_RBP], ts->stack_lo, ts->stack_hi, out,
+					MAX_FRAMES);
+		if (got > 0) { /* the interrupted pc is exact; the others are return addresses */
+			ips[0] = out[0];
+			for (int i = 1; i < got; i++)
+				ips[i] = out[i] - 1;
+			return (uint32_t)got;
+		}
 	}
 	unw_cursor_t cur;
 	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)

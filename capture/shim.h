@@ -114,7 +114,7 @@ struct thread_state {
 struct shim_config {
 	unsigned hz;
 	bool frame_pointers;
-	bool libunwind_only;   /* the hooks' stacks by libunwind, not cfiunwind.h's fast walk */
+	bool libunwind_only;   /* stacks by libunwind alone, not cfiunwind.h's fast walk */
 	bool alloc;
 	bool alloc_drop;       /* a full ring drops allocation events instead of waiting */
 	uint64_t event_ring;   /* bytes of each thread's event ring (a power of 2) */

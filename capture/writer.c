@@ -682,8 +682,10 @@ static void write_start(void)
 		if (cmd[i] == 0)
 			cmd[i] = ' ';
 	put_meta(&meta, "command", cmd, n > 0 ? (size_t)n - 1 : 0);
-	put_meta(&meta, "unwind", shim_cfg.frame_pointers ? "fp" : "libunwind",
-		 shim_cfg.frame_pointers ? 2 : 9);
+	const char *unwind = shim_cfg.frame_pointers ? "fp"
+			     : shim_cfg.libunwind_only ? "libunwind"
+						       : "eh_frame";
+	put_meta(&meta, "unwind", unwind, strlen(unwind));
 	char sig[16];
 	snprintf(sig, sizeof sig, "%d", shim_cfg.signal);
 	put_meta(&meta, "signal", sig, strlen(sig));

@@ -896,6 +896,18 @@ int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
 
 /* ---- info ---- */
 
+/* How the samples' stacks were walked: by the META key the shim writes
+ * (eh_frame since the CPU sampler used the hooks' rules), else by the
+ * header's flag, as captures before the key say it. */
+static const char *unwinder_name(const struct fk_capture *c)
+{
+	if (c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS)
+		return "frame pointers";
+	if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0)
+		return ".eh_frame rules (libunwind where they stop)";
+	return "libunwind";
+}
+
 void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 {
 	char ended[300];
@@ -909,8 +921,7 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	fk_cap_windows_info(out, c);
 	double cpu = c->hdr.sample_hz ? (double)c->sample_weight / c->hdr.sample_hz : 0;
 	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
-		c->hdr.sample_hz, c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS ? "frame pointers" : "libunwind",
-		c->samples, cpu);
+		c->hdr.sample_hz, unwinder_name(c), c->samples, cpu);
 	if (c->hdr.sample_hz) { /* the threads' own clocks, as they ended */
 		double unsampled = (double)c->unsampled_weight / c->hdr.sample_hz;
 		fprintf(out, "cpu:         %.3f s measured by the threads' clocks: %.3f s sampled, "

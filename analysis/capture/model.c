@@ -61,6 +61,9 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 		} else if (key_is(key, kl, "cwd")) {
 			free(c->cwd);
 			c->cwd = dup_bytes(val, vl);
+		} else if (key_is(key, kl, "unwind")) {
+			free(c->unwinder);
+			c->unwinder = dup_bytes(val, vl);
 		} else if (key_is(key, kl, "window")) {
 			free(c->window_spec);
 			c->window_spec = dup_bytes(val, vl);
@@ -764,6 +767,7 @@ void fk_capture_free(struct fk_capture *c)
 	free(c->raw);
 	free(c->python_status);
 	free(c->cwd);
+	free(c->unwinder);
 	for (size_t i = 0; i < c->npyframes; i++)
 		free_pyframe(&c->pyframes[i]);
 	free(c->pyframes);

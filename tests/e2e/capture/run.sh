@@ -135,16 +135,21 @@ between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x + 0 >= lo + 0 
 # cpu_shares burns 600 ms in alpha (main thread), 300 ms in beta and 100 ms
 # in gamma_ (second thread), each on its own thread's CPU clock: the shares
 # hold however loaded the machine is. The samples are weighted by timer
-# overruns, so both metrics should show them.
-for unwind in libunwind fp; do
+# overruns, so both metrics should show them. Each way of walking the
+# interrupted stacks: the hooks' .eh_frame rules (the default), libunwind
+# alone, frame pointers.
+for unwind in eh_frame libunwind fp; do
 	# The capture of the first case is what the other four read.
 	wanted "a. cpu_shares ($unwind): exit 0, output, clean capture" \
 		"a. cpu_shares ($unwind), --metric samples: (want 60/30/10 +-5)" \
 		"a. cpu_shares ($unwind), --metric self_cpu_time_total: (want 60/30/10 +-5)" \
 		"a. cpu_shares ($unwind): total self_cpu_time_total us (want 1000000 +-10%)" \
 		"a. cpu_shares ($unwind), --threads: two thread roots, alpha apart from beta/gamma_" || continue
-	opt=
-	[ "$unwind" = fp ] && opt=--fp
+	case $unwind in
+	eh_frame) opt= label=".eh_frame rules" ;;
+	libunwind) opt=--libunwind label="Hz, libunwind;" ;;
+	fp) opt=--fp label="frame pointers" ;;
+	esac
 	c=$T/shares_$unwind.cap
 	begin "a. cpu_shares ($unwind): exit 0, output, clean capture"
 	# shellcheck disable=SC2086 # opt is one word or none
@@ -153,7 +158,7 @@ for unwind in libunwind fp; do
 	want_out 1
 	want_err "wrote $c"
 	want_clean "$c" "capture"
-	grep -q "^sampling:.*$([ "$unwind" = fp ] && echo "frame pointers" || echo libunwind)" "$T/info" ||
+	grep -q "^sampling:.*$label" "$T/info" ||
 		problem "info does not name the unwinder: $(grep '^sampling' "$T/info")"
 	finish "a. cpu_shares ($unwind): exit 0, output, clean capture"
 

@@ -12,7 +12,11 @@
  * - a kept stack is used only while its words hold: the same place
  *   reached from another caller at the same depth is walked again;
  * - a rule cache forgets on cfi_forget_all(); a stack outside [sp, hi)
- *   is not walked; max cuts.
+ *   is not walked; max cuts;
+ * - stacks stopped by a profiling signal at any instruction (the CPU
+ *   sampler's), and at every instruction of a call single-stepped,
+ *   walked from the signal's registers, give libunwind's frames wherever
+ *   the fast walk answers, and it answers for most.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -22,6 +26,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -464,6 +471,178 @@ static void test_outside_the_stack(void **state)
 	assert_int_equal(cfi_backtrace(&fresh, 16, sp, bp, stack_low, stack_top, out, MAX), -1);
 }
 
+/* ---- stacks interrupted anywhere (the CPU sampler's) ---- */
+
+/* A profiling signal stops this thread at any instruction: a prologue, an
+ * epilogue, libc's code, a callback libc called. Both unwinders walk the
+ * interrupted stack from the signal's registers, as the shim's handler
+ * does: where the fast walk answers, libunwind must give the same frames.
+ * Kept in static memory: the handler allocates nothing. */
+#define INTERRUPTS 200
+
+static struct interrupted {
+	int n, expected_n;
+	uintptr_t got[MAX], expected[MAX];
+} taken[INTERRUPTS];
+static volatile sig_atomic_t ntaken;
+
+static void on_profiling_signal(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig;
+	(void)si;
+	if (ntaken >= INTERRUPTS)
+		return;
+	struct interrupted *t = &taken[ntaken];
+	const greg_t *regs = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+	t->n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+			     (uintptr_t)regs[REG_RBP], stack_low, stack_top, t->got, MAX);
+	t->expected_n = 0;
+	unw_cursor_t cur;
+	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+				break;
+			t->expected[t->expected_n++] = (uintptr_t)ip;
+		} while (t->expected_n < MAX && unw_step(&cur) > 0);
+	}
+	ntaken++;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+/* Work of many shapes: qsort calling back into this file, copies and
+ * string scans in libc, malloc and free, recursion with allocas. */
+#define BUSY_MAX 512
+
+__attribute__((noinline)) static void busy(unsigned seed, size_t count)
+{
+	unsigned v[BUSY_MAX];
+	for (size_t i = 0; i < count; i++)
+		v[i] = seed = seed * 1103515245u + 12345u;
+	qsort(v, count, sizeof *v, by_value);
+	char *a = malloc(8192), *b = malloc(8192);
+	memset(a, 'x', 8191);
+	a[8191] = 0;
+	memcpy(b, a, 8192);
+	sink ^= (int)((strlen(b) + v[seed % count]) & 0xffff);
+	free(a);
+	free(b);
+}
+
+__attribute__((noinline)) static void busy_under(unsigned seed, size_t count, int depth)
+{
+	volatile char *p = alloca(32 + depth * 16);
+	p[0] = (char)depth;
+	if (depth > 0)
+		busy_under(seed, count, depth - 1);
+	else
+		busy(seed, count);
+	sink += p[0];
+}
+
+static void test_interrupted_stacks_match_libunwind(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_profiling_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
+	struct itimerval every = { { 0, 500 }, { 0, 500 } }, off = { { 0, 0 }, { 0, 0 } };
+	assert_int_equal(setitimer(ITIMER_PROF, &every, NULL), 0);
+	time_t give_up = time(NULL) + 60;
+	for (unsigned i = 0; ntaken < INTERRUPTS && time(NULL) < give_up; i++)
+		busy_under(i, BUSY_MAX, (int)(i % 7));
+	assert_int_equal(setitimer(ITIMER_PROF, &off, NULL), 0);
+	signal(SIGPROF, SIG_DFL);
+	assert_int_equal(ntaken, INTERRUPTS);
+	int walked = 0;
+	for (int i = 0; i < INTERRUPTS; i++) {
+		const struct interrupted *t = &taken[i];
+		if (t->n < 0) /* left to libunwind */
+			continue;
+		walked++;
+		assert_int_equal(t->n, t->expected_n);
+		for (int f = 0; f < t->n; f++)
+			assert_int_equal(t->got[f], t->expected[f]);
+	}
+	/* The fast walk answers for ordinary code: most of the stops. */
+	assert_true(walked > INTERRUPTS / 2);
+}
+
+/* Every instruction of a call, single-stepped (the trap flag): each stop
+ * is walked by both, as above, so no prologue, epilogue or libc entry is
+ * missed by chance. The kernel clears the flag for the handler and puts
+ * it back on return; the handler clears it in the context to stop. */
+#define TRAP_FLAG 0x100
+#define MAX_STEPS 1000000
+
+static volatile sig_atomic_t stepping;
+static long steps, stepped_walks, stepped_mismatches;
+static uintptr_t first_mismatch_pc;
+
+static void on_step(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig;
+	(void)si;
+	ucontext_t *uc = uctx;
+	greg_t *regs = uc->uc_mcontext.gregs;
+	if (!stepping || ++steps >= MAX_STEPS) {
+		regs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
+		return;
+	}
+	uintptr_t got[MAX], expected[MAX];
+	int n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+			      (uintptr_t)regs[REG_RBP], stack_low, stack_top, got, MAX);
+	if (n < 0)
+		return;
+	int expected_n = 0;
+	unw_cursor_t cur;
+	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+				break;
+			expected[expected_n++] = (uintptr_t)ip;
+		} while (expected_n < MAX && unw_step(&cur) > 0);
+	}
+	stepped_walks++;
+	bool same = n == expected_n;
+	for (int f = 0; same && f < n; f++)
+		same = got[f] == expected[f];
+	if (!same && !stepped_mismatches++)
+		first_mismatch_pc = (uintptr_t)regs[REG_RIP];
+}
+
+static void test_every_instruction_matches_libunwind(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	busy_under(1, 32, 3); /* once unstepped: lazy bindings resolved, pages in */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_step;
+	sa.sa_flags = SA_SIGINFO;
+	assert_int_equal(sigaction(SIGTRAP, &sa, NULL), 0);
+	stepping = 1;
+	__asm__ volatile("pushfq\n\torq %0, (%%rsp)\n\tpopfq" : : "i"(TRAP_FLAG) : "memory", "cc");
+	busy_under(2, 32, 3);
+	stepping = 0;
+	__asm__ volatile("nop"); /* the step that clears the flag */
+	signal(SIGTRAP, SIG_DFL);
+	assert_true(steps > 1000 && steps < MAX_STEPS); /* the whole call, stepped */
+	if (stepped_mismatches)
+		fail_msg("%ld of %ld walks differ from libunwind's, the first at pc %#lx",
+			 stepped_mismatches, stepped_walks, (unsigned long)first_mismatch_pc);
+	assert_true(stepped_walks > steps / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_kept_stack_checks_its_words),
 		cmocka_unit_test(test_forget_all),
 		cmocka_unit_test(test_outside_the_stack),
+		cmocka_unit_test(test_interrupted_stacks_match_libunwind),
+		cmocka_unit_test(test_every_instruction_matches_libunwind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
