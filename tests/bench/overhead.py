@@ -33,7 +33,7 @@ work = [f"{build}/samples/cpu_shares", "fixed", "3000"]
 alloc = [f"{build}/samples/alloc_pattern"]
 modes = {
     "cpu sample, plain": work,
-    "cpu sample, stackcap (999 Hz, libunwind)": [f"{build}/stackcap", "-o", cap] + work,
+    "cpu sample, stackcap (999 Hz)": [f"{build}/stackcap", "-o", cap] + work,
     "cpu sample, stackcap --fp": [f"{build}/stackcap", "--fp", "-o", cap] + work,
     "alloc sample, plain": alloc,
     "alloc sample, stackcap --alloc": [f"{build}/stackcap", "--alloc", "-o", cap] + alloc,
