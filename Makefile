@@ -106,8 +106,9 @@ $(BUILD)/samples/cuda/%: samples/cuda/%.cu samples/cuda/check.cuh
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
-$(BUILD)/libstackcap.so: $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs $(LDFLAGS) $^ -lunwind -lz -lzstd -lm -ldl -pthread -o $@
+$(BUILD)/libstackcap.so: $(SHIM_OBJS) capture/libstackcap.map
+	$(CC) -shared -Wl,-z,defs -Wl,--version-script=capture/libstackcap.map $(LDFLAGS) $(SHIM_OBJS) \
+		-lunwind -lz -lzstd -lm -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

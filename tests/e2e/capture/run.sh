@@ -20,7 +20,8 @@
 #   a. CPU shares (60/30/10 %), both unwinders, both metrics; the total CPU
 #   b. allocations: exact bytes and counts, the heap peak, the leaks; the
 #      --alloc-sample estimates; threads under --alloc; the writer on a
-#      single-threaded program's own thread
+#      single-threaded program's own thread; a program exporting functions
+#      named as the shim's own
 #   c. SIGKILL at random moments: truncated, readable, little lost (also
 #      with the writer on the program's thread)
 #   d. damage: a flipped byte in each chunk, cuts, garbage files
@@ -540,6 +541,29 @@ if begin "b. --alloc, one thread: the writer has its thread from the start (want
 	want_out "threads after spinning: 2"
 	want_clean "$c" "capture"
 	finish "b. --alloc, one thread: the writer has its thread from the start (want 2, 2 threads)"
+fi
+
+# A program that exports functions named as the shim's own (built with
+# -rdynamic, they come before a preloaded library's in the lookup): the
+# shim exports only what it interposes, so it calls its own, and the
+# program's stay the program's.
+if begin "b. a program with the shim's internal names exported: each stays its own, clean capture"; then
+	if cc -O1 -g -fno-omit-frame-pointer -rdynamic "$HERE/progs/namesakes.c" -o "$P/namesakes_dyn" 2> "$T/cc.err"; then
+		for opt in --alloc-sample --alloc; do
+			if [ "$opt" = --alloc ]; then
+				cap "$c" -- --alloc "$P/namesakes_dyn"
+			else
+				cap "$c" -- --alloc-sample 65536 "$P/namesakes_dyn"
+			fi
+			want_rc 0
+			want_out "own answers: 12 of 12"
+			want_clean "$c" "$opt capture"
+			grep -q "called from outside" "$T/err" && problem "$opt: $(grep 'called from outside' "$T/err" | head -1)"
+		done
+	else
+		problem "cannot compile namesakes.c with -rdynamic: $(head -c 200 "$T/cc.err")"
+	fi
+	finish "b. a program with the shim's internal names exported: each stays its own, clean capture"
 fi
 
 # --------------------------------------------------------- c. SIGKILL --
