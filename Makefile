@@ -106,9 +106,11 @@ $(BUILD)/samples/cuda/%: samples/cuda/%.cu samples/cuda/check.cuh
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
+# Its exports: capture/libstackcap.map (the injection entry points in it
+# exist only when built with CUPTI: --undefined-version, or lld refuses).
 $(BUILD)/libstackcap.so: $(SHIM_OBJS) capture/libstackcap.map
-	$(CC) -shared -Wl,-z,defs -Wl,--version-script=capture/libstackcap.map $(LDFLAGS) $(SHIM_OBJS) \
-		-lunwind -lz -lzstd -lm -ldl -pthread -o $@
+	$(CC) -shared -Wl,-z,defs -Wl,--version-script=capture/libstackcap.map -Wl,--undefined-version \
+		$(LDFLAGS) $(SHIM_OBJS) -lunwind -lz -lzstd -lm -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

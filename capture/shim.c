@@ -37,6 +37,7 @@ SHIM_TLS uint64_t shim_countdown;
 static pid_t shim_pid; /* the process the capture belongs to (not a vfork child) */
 _Atomic uint64_t shim_untracked;
 _Atomic uint64_t shim_alloc_waits;
+_Atomic uint64_t shim_unwind_fallbacks;
 
 static _Atomic(struct thread_state *) registry;
 static pthread_key_t thread_key;
@@ -273,10 +274,15 @@ static uint32_t walk_frame_pointers(const struct thread_state *ts, uintptr_t fp,
 /* The interrupted stack: by frame pointers when asked; else by the
  * hooks' cached .eh_frame rules (a frame a few loads, where libunwind
  * stepped at some 1,000 instructions a frame here), and by libunwind
- * where those give up: a signal frame below, code without CFI, an
- * alternate stack. Safe in the handler: the walk takes no lock and
- * allocates nothing, and the thread's cache is not in use (a sample that
- * interrupts the shim's own walk, in_tracer, skips this). */
+ * where those give up (counted: shim_unwind_fallbacks): a signal frame
+ * below, code without CFI, an alternate stack. Safe in the handler: the
+ * walk takes no lock and allocates nothing, and the thread's cache is not
+ * in use (a sample that interrupts the shim's own walk, in_tracer, skips
+ * this, and the hooks stay out while it runs: on_sample raises the
+ * guard). Both walks write the raw addresses into ips, then one pass
+ * makes every return address a call's: the interrupted pc is exact. */
+_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "the fast walk writes into ips");
+
 static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t *ips)
 {
 	const greg_t *regs = uc->uc_mcontext.gregs;
@@ -284,30 +290,27 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 		ips[0] = (uint64_t)regs[REG_RIP];
 		return walk_frame_pointers(ts, (uintptr_t)regs[REG_RBP], ips, 1, MAX_FRAMES);
 	}
-	if (ts->stack_hi && !shim_cfg.libunwind_only) {
-		uintptr_t out[MAX_FRAMES];
-		int got = cfi_backtrace(&ts->cfi, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-					(uintptr_t)regs[REG_RBP], ts->stack_lo, ts->stack_hi, out,
-					MAX_FRAMES);
-		if (got > 0) { /* the interrupted pc is exact; the others are return addresses */
-			ips[0] = out[0];
-			for (int i = 1; i < got; i++)
-				ips[i] = out[i] - 1;
-			return (uint32_t)got;
-		}
+	int got = -1;
+	if (ts->stack_hi && !shim_cfg.libunwind_only)
+		got = cfi_backtrace(&ts->cfi, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+				    (uintptr_t)regs[REG_RBP], ts->stack_lo, ts->stack_hi,
+				    (uintptr_t *)ips, MAX_FRAMES);
+	uint32_t n = got > 0 ? (uint32_t)got : 0;
+	if (got <= 0) {
+		if (!shim_cfg.libunwind_only)
+			atomic_fetch_add_explicit(&shim_unwind_fallbacks, 1, memory_order_relaxed);
+		unw_cursor_t cur;
+		if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+			return 0;
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+				break;
+			ips[n++] = ip;
+		} while (n < MAX_FRAMES && unw_step(&cur) > 0);
 	}
-	unw_cursor_t cur;
-	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
-		return 0;
-	uint32_t n = 0;
-	do {
-		unw_word_t ip;
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
-			break;
-		/* The interrupted PC is exact; the others are return addresses. */
-		ips[n] = n == 0 ? ip : ip - 1;
-		n++;
-	} while (n < MAX_FRAMES && unw_step(&cur) > 0);
+	for (uint32_t i = 1; i < n; i++)
+		ips[i] -= 1;
 	return n;
 }
 
@@ -435,7 +438,9 @@ static void on_sample(int sig, siginfo_t *si, void *uctx)
 		uint32_t n = 0;
 		if (!ts->in_tracer) {
 			ts->in_tracer = 1;
+			shim_guard++; /* a nested SIGSEGV's handler that allocates is not recorded */
 			n = py_walk(ips, unwind_signal(ts, uctx, ips), MAX_IPS);
+			shim_guard--;
 			ts->in_tracer = 0;
 		}
 		/* The kernel checks CPU timers at its tick (100-1000 Hz), so a

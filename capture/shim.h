@@ -139,6 +139,7 @@ extern SHIM_TLS volatile int shim_guard;
 extern SHIM_TLS __attribute__((visibility("hidden"))) uint64_t shim_countdown;
 extern _Atomic uint64_t shim_untracked; /* allocations on threads without state */
 extern _Atomic uint64_t shim_alloc_waits; /* times a full ring made a thread wait */
+extern _Atomic uint64_t shim_unwind_fallbacks; /* samples the .eh_frame rules left to libunwind */
 
 uint64_t shim_now_ns(void);
 

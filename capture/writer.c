@@ -530,6 +530,7 @@ static void cycle(bool final)
 	put_count(&meta, final, "python_unknown", py_unknown());
 	/* How often lossless --alloc held a thread. */
 	put_count(&meta, final, "alloc_waits", atomic_load(&shim_alloc_waits));
+	put_count(&meta, final, "unwind_fallbacks", atomic_load(&shim_unwind_fallbacks));
 	emit(&out, FK_CAP_META, &meta);
 	emit(&out, FK_CAP_MODULES, &c.modules);
 	emit(&out, FK_CAP_THREADS, &c.threads);

@@ -897,15 +897,19 @@ int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
 /* ---- info ---- */
 
 /* How the samples' stacks were walked: by the META key the shim writes
- * (eh_frame since the CPU sampler used the hooks' rules), else by the
- * header's flag, as captures before the key say it. */
-static const char *unwinder_name(const struct fk_capture *c)
+ * (eh_frame since the CPU sampler used the hooks' rules, with the count
+ * of samples they left to libunwind), else by the header's flag, as
+ * captures before the key say it. */
+static void put_unwinder(FILE *out, const struct fk_capture *c)
 {
 	if (c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS)
-		return "frame pointers";
-	if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0)
-		return ".eh_frame rules (libunwind where they stop)";
-	return "libunwind";
+		fputs("frame pointers", out);
+	else if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0 && c->unwind_fallbacks)
+		fprintf(out, ".eh_frame rules (libunwind for %" PRIu64 ")", c->unwind_fallbacks);
+	else if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0)
+		fputs(".eh_frame rules", out);
+	else
+		fputs("libunwind", out);
 }
 
 void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
@@ -920,8 +924,9 @@ void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
 	fprintf(out, "duration:    %.3f s (to the last record)\n", dur);
 	fk_cap_windows_info(out, c);
 	double cpu = c->hdr.sample_hz ? (double)c->sample_weight / c->hdr.sample_hz : 0;
-	fprintf(out, "sampling:    %u Hz, %s; %" PRIu64 " samples standing for %.3f s of CPU\n",
-		c->hdr.sample_hz, unwinder_name(c), c->samples, cpu);
+	fprintf(out, "sampling:    %u Hz, ", c->hdr.sample_hz);
+	put_unwinder(out, c);
+	fprintf(out, "; %" PRIu64 " samples standing for %.3f s of CPU\n", c->samples, cpu);
 	if (c->hdr.sample_hz) { /* the threads' own clocks, as they ended */
 		double unsampled = (double)c->unsampled_weight / c->hdr.sample_hz;
 		fprintf(out, "cpu:         %.3f s measured by the threads' clocks: %.3f s sampled, "

@@ -69,6 +69,8 @@ static bool meta(struct fk_capture *c, struct fk_cap_cursor *k)
 			c->window_spec = dup_bytes(val, vl);
 		} else if (key_is(key, kl, "python_faults")) {
 			c->python_faults = decimal(val, vl);
+		} else if (key_is(key, kl, "unwind_fallbacks")) {
+			c->unwind_fallbacks = decimal(val, vl);
 		}
 	}
 	return !k->bad;

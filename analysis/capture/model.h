@@ -149,6 +149,7 @@ struct fk_capture {
 	char *python_status;      /* META python ("CPython 3.11.2: frames on"); NULL: none */
 	char *cwd;                /* META cwd: the working directory at start */
 	char *unwinder;           /* META unwind: how samples were walked (eh_frame, libunwind, fp) */
+	uint64_t unwind_fallbacks; /* META unwind_fallbacks: samples eh_frame left to libunwind */
 	uint64_t python_faults;   /* META python_faults: walks a fault guard stopped */
 	struct fk_cap_python_frame *pyframes; /* sorted by id, each id once */
 	size_t npyframes, pyframes_cap;

@@ -161,6 +161,13 @@ for unwind in eh_frame libunwind fp; do
 	want_clean "$c" "capture"
 	grep -q "^sampling:.*$label" "$T/info" ||
 		problem "info does not name the unwinder: $(grep '^sampling' "$T/info")"
+	# The fast walk answers for this code: at most 1 sample in 20 left to libunwind.
+	if [ "$unwind" = eh_frame ]; then
+		fell=$(sed -n 's/^sampling:.*(libunwind for \([0-9]*\)).*/\1/p' "$T/info")
+		took=$(sed -n 's/^sampling:.*; \([0-9]*\) samples standing.*/\1/p' "$T/info")
+		[ "${took:-0}" -gt 0 ] && [ $((${fell:-0} * 20)) -le "$took" ] ||
+			problem "${fell:-0} of ${took:-no} samples left to libunwind: $(grep '^sampling' "$T/info")"
+	fi
 	finish "a. cpu_shares ($unwind): exit 0, output, clean capture"
 
 	for metric in samples self_cpu_time_total; do

@@ -636,6 +636,8 @@ static void test_every_instruction_matches_libunwind(void **state)
 	stepping = 0;
 	__asm__ volatile("nop"); /* the step that clears the flag */
 	signal(SIGTRAP, SIG_DFL);
+	if (steps == 0) /* the flag is not honoured here (an emulator, a debugger's machine) */
+		skip();
 	assert_true(steps > 1000 && steps < MAX_STEPS); /* the whole call, stepped */
 	if (stepped_mismatches)
 		fail_msg("%ld of %ld walks differ from libunwind's, the first at pc %#lx",
