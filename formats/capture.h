@@ -138,18 +138,22 @@ static inline void fk_cap_put_u8(struct fk_cap_buf *b, uint8_t v)
 		fk_cap_put_u8_grow(b, v);
 }
 
-/* LEB128: 7 bits a byte, low first, high bit set on all but the last. */
+/* LEB128: 7 bits a byte, low first, high bit set on all but the last.
+ * Written through a local pointer: a byte stored through b->p may alias
+ * b itself, so b->len++ per byte reloads both each time. */
 static inline void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v)
 {
 	if (b->cap - b->len < 10 || b->failed) {
 		fk_cap_put_uvarint_grow(b, v);
 		return;
 	}
+	uint8_t *start = b->p, *at = start + b->len;
 	while (v >= 0x80) {
-		b->p[b->len++] = (uint8_t)(v | 0x80);
+		*at++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	b->p[b->len++] = (uint8_t)v;
+	*at++ = (uint8_t)v;
+	b->len = (size_t)(at - start);
 }
 
 /* Zigzag: small negative numbers stay short. */
