@@ -486,6 +486,26 @@ static struct interrupted {
 } taken[INTERRUPTS];
 static volatile sig_atomic_t ntaken;
 
+/* Both walks of the stack a signal stopped, from its context: the fast
+ * one (-1: left to libunwind) into got, libunwind's into expected. */
+static int walk_both(void *uctx, uintptr_t *got, uintptr_t *expected, int *expected_n)
+{
+	const greg_t *regs = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+	int n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+			      (uintptr_t)regs[REG_RBP], stack_low, stack_top, got, MAX);
+	*expected_n = 0;
+	unw_cursor_t cur;
+	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+				break;
+			expected[(*expected_n)++] = (uintptr_t)ip;
+		} while (*expected_n < MAX && unw_step(&cur) > 0);
+	}
+	return n;
+}
+
 static void on_profiling_signal(int sig, siginfo_t *si, void *uctx)
 {
 	(void)sig;
@@ -493,19 +513,7 @@ static void on_profiling_signal(int sig, siginfo_t *si, void *uctx)
 	if (ntaken >= INTERRUPTS)
 		return;
 	struct interrupted *t = &taken[ntaken];
-	const greg_t *regs = ((ucontext_t *)uctx)->uc_mcontext.gregs;
-	t->n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-			     (uintptr_t)regs[REG_RBP], stack_low, stack_top, t->got, MAX);
-	t->expected_n = 0;
-	unw_cursor_t cur;
-	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
-		do {
-			unw_word_t ip;
-			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
-				break;
-			t->expected[t->expected_n++] = (uintptr_t)ip;
-		} while (t->expected_n < MAX && unw_step(&cur) > 0);
-	}
+	t->n = walk_both(uctx, t->got, t->expected, &t->expected_n);
 	ntaken++;
 }
 
@@ -598,20 +606,10 @@ static void on_step(int sig, siginfo_t *si, void *uctx)
 		return;
 	}
 	uintptr_t got[MAX], expected[MAX];
-	int n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-			      (uintptr_t)regs[REG_RBP], stack_low, stack_top, got, MAX);
+	int expected_n;
+	int n = walk_both(uctx, got, expected, &expected_n);
 	if (n < 0)
 		return;
-	int expected_n = 0;
-	unw_cursor_t cur;
-	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
-		do {
-			unw_word_t ip;
-			if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
-				break;
-			expected[expected_n++] = (uintptr_t)ip;
-		} while (expected_n < MAX && unw_step(&cur) > 0);
-	}
 	stepped_walks++;
 	bool same = n == expected_n;
 	for (int f = 0; same && f < n; f++)
