@@ -902,14 +902,15 @@ int64_t fk_capture_max_reserved(const struct fk_capture *c, uint32_t device)
  * captures before the key say it. */
 static void put_unwinder(FILE *out, const struct fk_capture *c)
 {
-	if (c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS)
+	if (c->hdr.flags & FK_CAP_HDR_FRAME_POINTERS) {
 		fputs("frame pointers", out);
-	else if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0 && c->unwind_fallbacks)
-		fprintf(out, ".eh_frame rules (libunwind for %" PRIu64 ")", c->unwind_fallbacks);
-	else if (c->unwinder && strcmp(c->unwinder, "eh_frame") == 0)
-		fputs(".eh_frame rules", out);
-	else
+	} else if (!c->unwinder || strcmp(c->unwinder, "eh_frame") != 0) {
 		fputs("libunwind", out);
+	} else {
+		fputs(".eh_frame rules", out);
+		if (c->unwind_fallbacks)
+			fprintf(out, " (libunwind for %" PRIu64 ")", c->unwind_fallbacks);
+	}
 }
 
 void fk_capture_info(FILE *out, const char *name, const struct fk_capture *c)
