@@ -3,7 +3,8 @@
  * different stack in the same slot, its own prefix too, is a miss, then
  * takes the slot over;
  * stacks with a Python record, empty ones and ones deeper than the memo
- * holds are never kept; a clear forgets everything.
+ * holds are never kept; a clear forgets everything; stacks kept before the
+ * arena grows are found after; a full arena starts the memo over.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +139,50 @@ static void test_clear_forgets(void **state)
 	stack_memo_free(&m);
 }
 
+/* Puts stacks seed .. seed+count-1 of n frames; how many of them are
+ * found again, each with its own node. */
+static unsigned put_and_find(struct stack_memo *m, uint64_t seed, unsigned count, uint32_t n)
+{
+	uint64_t ips[STACK_MEMO_MAX_IPS];
+	uint32_t slot;
+	for (unsigned s = 0; s < count; s++) {
+		fill(ips, n, seed + s);
+		stack_memo_get(m, ips, n, &slot);
+		stack_memo_put(m, slot, ips, n, (uint32_t)(seed + s) + 1);
+	}
+	unsigned found = 0;
+	for (unsigned s = 0; s < count; s++) {
+		fill(ips, n, seed + s);
+		uint32_t node = stack_memo_get(m, ips, n, &slot);
+		assert_true(node == 0 || node == seed + s + 1); /* never another's node */
+		found += node != 0;
+	}
+	return found;
+}
+
+static void test_arena_grows_then_starts_over(void **state)
+{
+	(void)state;
+	struct stack_memo m = { 0 };
+	/* 40 deep stacks: the arena grows (moves) under them, twice. */
+	assert_true(put_and_find(&m, 0, 40, STACK_MEMO_MAX_IPS) >= 36);
+	assert_true(m.cap > 40 * STACK_MEMO_MAX_IPS);
+	/* Up to its limit: whatever still holds a slot is found. */
+	unsigned room = STACK_MEMO_ARENA_MAX_IPS / STACK_MEMO_MAX_IPS - 40;
+	assert_true(put_and_find(&m, 1000, room, STACK_MEMO_MAX_IPS) > 0);
+	assert_int_equal(m.used, STACK_MEMO_ARENA_MAX_IPS);
+	/* One more: the memo starts over, with it alone. */
+	assert_int_equal(put_and_find(&m, 5000, 1, STACK_MEMO_MAX_IPS), 1);
+	assert_int_equal(m.used, STACK_MEMO_MAX_IPS);
+	assert_int_equal(m.cap, STACK_MEMO_ARENA_MAX_IPS);
+	assert_int_equal(put_and_find(&m, 0, 1, STACK_MEMO_MAX_IPS), 1); /* put again: found */
+	uint64_t ips[STACK_MEMO_MAX_IPS];
+	uint32_t slot;
+	fill(ips, STACK_MEMO_MAX_IPS, 1001);
+	assert_int_equal(stack_memo_get(&m, ips, STACK_MEMO_MAX_IPS, &slot), 0); /* forgotten */
+	stack_memo_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_prefix_is_another_stack),
 		cmocka_unit_test(test_never_kept),
 		cmocka_unit_test(test_clear_forgets),
+		cmocka_unit_test(test_arena_grows_then_starts_over),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
