@@ -608,6 +608,14 @@ void writer_kick(void)
 
 /* ---- the file ---- */
 
+/* The program stackcap started, or an image it exec'd (the same pid):
+ * stackcap is its parent. Its children's parent is the program. */
+static bool started_by_stackcap(void)
+{
+	const char *launcher = getenv("STACKCAP_LAUNCHER_PID");
+	return launcher && atol(launcher) == (long)getppid();
+}
+
 static void output_name(char *buf, size_t n)
 {
 	char pid[24];
@@ -627,8 +635,7 @@ static void output_name(char *buf, size_t n)
 	}
 	buf[k] = 0;
 	/* -o FILE names the first process; its children get FILE.<pid>. */
-	const char *root = getenv("STACKCAP_ROOT_PID");
-	if (!has_pid && root && atoi(root) != getpid())
+	if (!has_pid && getenv("STACKCAP_LAUNCHER_PID") && !started_by_stackcap())
 		snprintf(buf + k, n - k, ".%s", pid);
 }
 
@@ -640,8 +647,7 @@ static int open_output(void)
 	output_name(name, sizeof name);
 	/* The program stackcap started replaces an old capture of the same
 	 * name; images it execs, keeping its pid, do not. */
-	const char *fresh = getenv("STACKCAP_FRESH"), *root = getenv("STACKCAP_ROOT_PID");
-	if (fresh && root && atoi(root) == getpid()) {
+	if (getenv("STACKCAP_FRESH") && started_by_stackcap()) {
 		unsetenv("STACKCAP_FRESH");
 		return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
 	}

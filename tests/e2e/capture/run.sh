@@ -1116,6 +1116,16 @@ want_err "to run the one here: ./here-only"
 [ -e "$T/nope.cap" ] && problem "a capture was written"
 finish "i. a directory, a plain file, a program only here: 126/127 and why"
 
+# A script with no #! line: run by /bin/sh, as execvp (and a shell) would;
+# sh is the program stackcap started, so -o names its capture.
+begin
+printf 'echo "ran $1"\nexit 4\n' > "$T/noshebang" && chmod +x "$T/noshebang"
+run "$SC" -o "$T/noshebang.cap" "$T/noshebang" arg1
+want_rc 4
+grep -q "^ran arg1$" "$T/out" || problem "the script did not run with its argument: $(cat "$T/out")"
+[ -s "$T/noshebang.cap" ] || problem "no capture $T/noshebang.cap"
+finish "i. a script with no #! line: run by /bin/sh, its status and capture"
+
 begin
 run "$SC" -F nope "$P/spin" 0
 want_rc 2
