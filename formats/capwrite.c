@@ -87,11 +87,19 @@ void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_h
  * kept: making one costs more than compressing a small chunk. */
 static _Thread_local ZSTD_CCtx *zstd;
 
+/* Below this, level -1 (no Huffman-coded literals): on the ALLOCS
+ * payloads of a malloc loop cut in 4 KiB pieces, 1.4 to 1.6 times as fast
+ * for 0 to 2 % more bytes; at 64 KiB, 2 % faster for 9 % more. A program
+ * whose own thread runs the cycles (sampled allocations) writes chunks of
+ * a few KiB. */
+#define SMALL_CHUNK_BYTES 8192
+
 static size_t compress_body(uint8_t *body, size_t room, const uint8_t *payload, size_t len)
 {
 	if (!zstd && !(zstd = ZSTD_createCCtx()))
 		return 0;
-	size_t n = ZSTD_compressCCtx(zstd, body, room, payload, len, 1);
+	int level = len < SMALL_CHUNK_BYTES ? -1 : 1;
+	size_t n = ZSTD_compressCCtx(zstd, body, room, payload, len, level);
 	return ZSTD_isError(n) ? 0 : n;
 }
 
