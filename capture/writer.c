@@ -132,7 +132,8 @@ struct cycle {
 	 * on every allocation, and a read per record made the writer wait for
 	 * it (two thirds of on_record's time on the malloc loop). */
 	uint64_t tid;
-	uint64_t t_samples, t_allocs, t_api, t_nvtx, t_windows; /* previous times, for deltas */
+	uint64_t t_samples, t_api, t_nvtx, t_windows; /* previous times, for deltas */
+	struct fk_cap_allocs_writer allocs_at;
 	uint64_t nsamples, nallocs;
 };
 
@@ -225,15 +226,9 @@ static void on_record(void *ctx, const struct ring_record *rec)
 	} else {
 		const struct rec_alloc *a = (const struct rec_alloc *)rec;
 		bool alloc = rec->type == REC_ALLOC;
-		fk_cap_put_u8(&c->allocs, alloc ? FK_CAP_ALLOC : FK_CAP_FREE);
-		fk_cap_put_svarint(&c->allocs, (int64_t)(a->t_ns - c->t_allocs));
-		fk_cap_put_uvarint(&c->allocs, (uint64_t)c->tid);
-		fk_cap_put_uvarint(&c->allocs, a->addr);
-		if (alloc) {
-			fk_cap_put_uvarint(&c->allocs, a->size);
-			fk_cap_put_uvarint(&c->allocs, stack_node(c, a->ips, a->nframes));
-		}
-		c->t_allocs = a->t_ns;
+		uint32_t node = alloc ? stack_node(c, a->ips, a->nframes) : 0;
+		fk_cap_put_alloc(&c->allocs, &c->allocs_at, alloc, a->t_ns, c->tid, a->addr, a->size,
+				 node);
 		c->nallocs++;
 	}
 }
@@ -465,11 +460,11 @@ static void cycle(bool final)
 	struct fk_cap_buf out;
 	struct cycle c = cycle_start(&out);
 	uint64_t first_node = next_node;
-	c.t_samples = c.t_allocs = c.t_api = c.t_nvtx = c.t_windows = shim_now_ns();
+	c.t_samples = c.t_api = c.t_nvtx = c.t_windows = shim_now_ns();
 	atomic_store_explicit(&last_cycle_ns, c.t_samples, memory_order_relaxed);
 	fk_cap_put_uvarint(&c.stacks, first_node);
 	fk_cap_put_uvarint(&c.samples, c.t_samples);
-	fk_cap_put_uvarint(&c.allocs, c.t_allocs);
+	fk_cap_allocs_begin(&c.allocs, &c.allocs_at, c.t_samples);
 	fk_cap_put_uvarint(&c.gpu_api, c.t_api);
 	fk_cap_put_uvarint(&c.nvtx, c.t_nvtx);
 	fk_cap_put_uvarint(&c.windows, c.t_windows);

@@ -21,8 +21,10 @@
 #include "formats/diag.h"
 
 #define FK_CAP_MAGIC "STKCAP01"
-/* Version 2: chunks compressed with zstd; version 1 (zlib) is still read. */
-#define FK_CAP_VERSION 2
+/* Version 3: ALLOCS records may give their address relative to the record
+ * before (FK_CAP_ALLOC_NEAR, FK_CAP_FREE_NEAR); version 2: chunks
+ * compressed with zstd; versions 1 (zlib) and 2 are still read. */
+#define FK_CAP_VERSION 3
 #define FK_CAP_VERSION_OLDEST 1
 #define FK_CAP_HEADER_SIZE 64
 #define FK_CAP_CHUNK_MAGIC 0x4B4E4843u /* "CHNK" */
@@ -62,8 +64,16 @@ enum fk_cap_chunk_type {
  * arm64 ends far below 2^63). */
 #define FK_CAP_IP_PYTHON (UINT64_C(1) << 63)
 
-/* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU only). */
-enum { FK_CAP_ALLOC = 1, FK_CAP_FREE = 2, FK_CAP_POOL = 3 };
+/* FK_CAP_ALLOCS and FK_CAP_GPU_MEMORY record kinds (FK_CAP_POOL: GPU
+ * only; the NEAR kinds: ALLOCS only, an allocation or free on the thread
+ * of the record before it, its address relative to that one's). */
+enum {
+	FK_CAP_ALLOC = 1,
+	FK_CAP_FREE = 2,
+	FK_CAP_POOL = 3,
+	FK_CAP_ALLOC_NEAR = 4,
+	FK_CAP_FREE_NEAR = 5,
+};
 /* FK_CAP_GPU_MEMORY's memory kinds that are host memory (CUPTI's
  * CUpti_ActivityMemoryKind values: cudaMallocHost, cudaHostAlloc): not
  * GPU memory. */
@@ -160,6 +170,45 @@ static inline void fk_cap_put_uvarint(struct fk_cap_buf *b, uint64_t v)
 static inline void fk_cap_put_svarint(struct fk_cap_buf *b, int64_t v)
 {
 	fk_cap_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* An ALLOCS payload being written: what its last record said. A record on
+ * the thread of the one before it (FK_CAP_ALLOC_NEAR, FK_CAP_FREE_NEAR)
+ * leaves its tid out and gives its address as a difference: a thread's
+ * blocks lie near each other, 2-3 bytes rather than 6-7. */
+struct fk_cap_allocs_writer {
+	uint64_t t, tid, addr;
+	bool any; /* a record was written: the next may refer to it */
+};
+
+/* Starts an ALLOCS payload at base time t. */
+static inline void fk_cap_allocs_begin(struct fk_cap_buf *b, struct fk_cap_allocs_writer *w,
+				       uint64_t t)
+{
+	fk_cap_put_uvarint(b, t);
+	*w = (struct fk_cap_allocs_writer){ .t = t };
+}
+
+/* An allocation (of size bytes, by stack node) or, alloc false, a free. */
+static inline void fk_cap_put_alloc(struct fk_cap_buf *b, struct fk_cap_allocs_writer *w,
+				    bool alloc, uint64_t t, uint64_t tid, uint64_t addr,
+				    uint64_t size, uint64_t node)
+{
+	bool near = w->any && tid == w->tid;
+	uint8_t kind = alloc ? FK_CAP_ALLOC : FK_CAP_FREE;
+	fk_cap_put_u8(b, near ? (uint8_t)(kind + FK_CAP_ALLOC_NEAR - FK_CAP_ALLOC) : kind);
+	fk_cap_put_svarint(b, (int64_t)(t - w->t));
+	if (near) {
+		fk_cap_put_svarint(b, (int64_t)(addr - w->addr));
+	} else {
+		fk_cap_put_uvarint(b, tid);
+		fk_cap_put_uvarint(b, addr);
+	}
+	if (alloc) {
+		fk_cap_put_uvarint(b, size);
+		fk_cap_put_uvarint(b, node);
+	}
+	*w = (struct fk_cap_allocs_writer){ .t = t, .tid = tid, .addr = addr, .any = true };
 }
 
 void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_header *h);

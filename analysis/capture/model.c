@@ -521,16 +521,29 @@ static bool samples(struct fk_capture *c, struct fk_cap_cursor *k)
 	return !k->bad;
 }
 
+/* Records of the NEAR kinds (on the thread of the one before, their
+ * address relative to its) are read as the plain kinds. */
 static bool allocs(struct fk_capture *c, struct fk_cap_cursor *k)
 {
-	uint64_t t = fk_cap_get_uvarint(k);
+	uint64_t t = fk_cap_get_uvarint(k), tid = 0, addr = 0;
+	bool any = false;
 	while (fk_cap_more(k)) {
 		struct fk_cap_alloc a = { 0 };
-		a.kind = fk_cap_get_u8(k);
+		uint8_t kind = fk_cap_get_u8(k);
+		bool near = kind == FK_CAP_ALLOC_NEAR || kind == FK_CAP_FREE_NEAR;
+		a.kind = near ? (uint8_t)(kind - (FK_CAP_ALLOC_NEAR - FK_CAP_ALLOC)) : kind;
 		t += (uint64_t)fk_cap_get_svarint(k);
 		a.t_ns = t;
-		a.tid = (uint32_t)fk_cap_get_uvarint(k);
-		a.addr = fk_cap_get_uvarint(k);
+		if (near) {
+			k->bad |= !any; /* nothing before it to be near */
+			addr += (uint64_t)fk_cap_get_svarint(k);
+		} else {
+			tid = fk_cap_get_uvarint(k);
+			addr = fk_cap_get_uvarint(k);
+		}
+		a.tid = (uint32_t)tid;
+		a.addr = addr;
+		any = true;
 		if (a.kind == FK_CAP_ALLOC) {
 			a.size = fk_cap_get_uvarint(k);
 			a.node = (uint32_t)fk_cap_get_uvarint(k);

@@ -259,7 +259,14 @@ def decode(data, want_allocs=False, in_order=None):
         elif typ == TYPES["ALLOCS"] and want_allocs:
             c.uv()
             while c.more():
-                kind, _, _, _ = c.u8(), c.sv(), c.uv(), c.uv()
+                # kinds 4 and 5: 1 and 2 on the thread of the record
+                # before, their address a difference (one sv, no tid)
+                kind, _ = c.u8(), c.sv()
+                if kind in (4, 5):
+                    c.sv()
+                    kind -= 3
+                else:
+                    c.uv(), c.uv()
                 if kind == 1:
                     size, node = c.uv(), c.uv()
                     k = stack(node)
