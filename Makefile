@@ -35,7 +35,8 @@ DEPS_PKGS := gcc make zlib1g-dev libzstd-dev zstd libxxhash-dev libpcre2-dev lib
 	     golang-go
 
 COMMANDS := stackfold flamegraph memtimeline stackcap
-MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c
+MAINS    := analysis/stackfold.c render/flamegraph.c analysis/memtimeline.c capture/stackcap.c \
+	    capture/stackcap_read.c
 LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis/*.c analysis/*/*.c render/*.c)) capture/launch.c
 # The capture shim: preloaded into programs, so position-independent and
 # never sanitized (a sanitizer runtime must come first in a process).
@@ -66,7 +67,7 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 HAVE_NVCC := $(wildcard $(NVCC))
 CUDA_SAMPLES := $(if $(HAVE_NVCC),$(patsubst samples/cuda/%.cu,$(BUILD)/samples/cuda/%,$(wildcard samples/cuda/*.cu)))
 
-all: $(BINS) $(BUILD)/libstackcap.so $(SAMPLE_PROGS) $(CUDA_SAMPLES)
+all: $(BINS) $(BUILD)/stackcap-read $(BUILD)/libstackcap.so $(SAMPLE_PROGS) $(CUDA_SAMPLES)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -92,7 +93,12 @@ $(BUILD)/flamegraph: $(BUILD)/render/flamegraph.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 $(BUILD)/memtimeline: $(BUILD)/analysis/memtimeline.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
+# The launcher every capture starts with links libc alone (as-needed:
+# none of the readers' libraries); stackcap info and export exec
+# stackcap-read, which has them.
 $(BUILD)/stackcap: $(BUILD)/capture/stackcap.o $(BUILD)/libflamekit.a
+	$(CC) $(FK_LDFLAGS) -Wl,--as-needed $^ $(LIBS) -o $@
+$(BUILD)/stackcap-read: $(BUILD)/capture/stackcap_read.o $(BUILD)/libflamekit.a
 	$(CC) $(FK_LDFLAGS) $^ $(LIBS) -o $@
 
 $(BUILD)/samples/%: samples/capture/%.c
@@ -216,7 +222,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/lib/flamekit
-	install -m 755 $(BUILD)/libstackcap.so $(DESTDIR)$(PREFIX)/lib/flamekit/
+	install -m 755 $(BUILD)/libstackcap.so $(BUILD)/stackcap-read $(DESTDIR)$(PREFIX)/lib/flamekit/
 
 clean:
 	rm -rf build build-san build-fuzz out

@@ -20,12 +20,14 @@ void fk_launch_opts_defaults(struct fk_launch_opts *o)
 	*o = (struct fk_launch_opts){ .hz = 999, .follow = true, .python = true, .self = "stackcap" };
 }
 
-/* libstackcap.so beside this binary, or in ../lib/flamekit (installed). */
-static bool find_shim(char *out, size_t n)
+/* One of flamekit's files that stackcap needs (libstackcap.so,
+ * stackcap-read): beside this binary, or in ../lib/flamekit (installed);
+ * the file env names when it is set. */
+static bool find_own_file(const char *file, const char *env, char *out, size_t n)
 {
-	const char *env = getenv("STACKCAP_LIB");
-	if (env && *env) {
-		snprintf(out, n, "%s", env);
+	const char *named = getenv(env);
+	if (named && *named) {
+		snprintf(out, n, "%s", named);
 		return access(out, R_OK) == 0;
 	}
 	char self[PATH_MAX];
@@ -34,11 +36,29 @@ static bool find_shim(char *out, size_t n)
 		return false;
 	self[len] = 0;
 	const char *dir = dirname(self);
-	snprintf(out, n, "%s/libstackcap.so", dir);
+	snprintf(out, n, "%s/%s", dir, file);
 	if (access(out, R_OK) == 0)
 		return true;
-	snprintf(out, n, "%s/../lib/flamekit/libstackcap.so", dir);
+	snprintf(out, n, "%s/../lib/flamekit/%s", dir, file);
 	return access(out, R_OK) == 0;
+}
+
+int fk_launch_helper(const char *name, char **argv, struct fk_diag *d)
+{
+	char path[PATH_MAX];
+	if (!find_own_file(name, "STACKCAP_READ", path, sizeof path)) {
+		const char *named = getenv("STACKCAP_READ");
+		if (named && *named)
+			fk_diag_error(d, "STACKCAP_READ=%s: %s", named, strerror(errno));
+		else
+			fk_diag_error(d, "%s not found beside %s or in ../lib/flamekit "
+				      "(set STACKCAP_READ)", name, argv[0]);
+		return 127;
+	}
+	argv[0] = path;
+	execv(path, argv);
+	fk_diag_error(d, "%s: %s", path, strerror(errno));
+	return 126;
 }
 
 static const char *base_name(const char *path)
@@ -194,7 +214,7 @@ int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 	if (status != 0)
 		return status;
 	char shim[PATH_MAX];
-	if (!find_shim(shim, sizeof shim)) {
+	if (!find_own_file("libstackcap.so", "STACKCAP_LIB", shim, sizeof shim)) {
 		fk_diag_error(d, "libstackcap.so not found beside %s or in ../lib/flamekit "
 			      "(set STACKCAP_LIB)", o->self);
 		return FK_EXIT_USAGE;

@@ -1126,6 +1126,34 @@ grep -q "^ran arg1$" "$T/out" || problem "the script did not run with its argume
 [ -s "$T/noshebang.cap" ] || problem "no capture $T/noshebang.cap"
 finish "i. a script with no #! line: run by /bin/sh, its status and capture"
 
+# stackcap info and export are stackcap-read's, run in stackcap's place:
+# found beside stackcap, in ../lib/flamekit as installed, or where
+# STACKCAP_READ says; the launcher itself loads none of their libraries.
+begin
+cap "$T/read.cap" -- "$P/spin" 0.05
+mkdir -p "$T/inst/bin" "$T/inst/lib/flamekit"
+cp "$SC" "$T/inst/bin/" && cp "$BUILD/stackcap-read" "$BUILD/libstackcap.so" "$T/inst/lib/flamekit/"
+"$T/inst/bin/stackcap" info "$T/read.cap" > "$T/info" 2> "$T/info.err" ||
+	problem "installed stackcap info: $(cat "$T/info.err")"
+first_line_is "$T/read.cap: pid " || problem "installed stackcap info: $(head -n 1 "$T/info")"
+"$T/inst/bin/stackcap" export --chrome "$T/read.json" "$T/read.cap" 2> "$T/err" ||
+	problem "installed stackcap export: $(cat "$T/err")"
+[ -s "$T/read.json" ] || problem "installed stackcap export wrote nothing"
+rm "$T/inst/lib/flamekit/stackcap-read"
+run "$T/inst/bin/stackcap" info "$T/read.cap"
+want_rc 127
+want_err "stackcap-read not found beside"
+run env STACKCAP_READ="$BUILD/stackcap-read" "$T/inst/bin/stackcap" info "$T/read.cap"
+want_rc 0
+run "$T/inst/bin/stackcap" -o "$T/inst.cap" "$P/spin" 0.05
+want_rc 0
+[ -s "$T/inst.cap" ] || problem "the installed launcher wrote no capture"
+if command -v ldd > /dev/null; then # (a sanitized build adds its runtime)
+	libs=$(ldd "$SC" | grep -e libdw -e libelf -e libz -e libcairo -e libyajl -e libpcre)
+	[ -z "$libs" ] || problem "stackcap loads the readers' libraries: $libs"
+fi
+finish "i. stackcap info and export by stackcap-read: beside, installed, STACKCAP_READ; missing: 127"
+
 begin
 run "$SC" -F nope "$P/spin" 0
 want_rc 2
