@@ -922,18 +922,19 @@ static void test_bad_header(void **state)
 	memcpy(copy, b.file.p, b.file.len);
 	le32(copy + 8, FK_CAP_VERSION + 1);
 	recrc_header(copy);
-	expect_refused(copy, b.file.len, "capture format version 3, this flamekit reads 1 to 2");
+	expect_refused(copy, b.file.len, "capture format version 4, this flamekit reads 1 to 3");
 
-	/* Version 1 (zlib chunks, before zstd) is still read. */
-	memcpy(copy, b.file.p, b.file.len);
-	le32(copy + 8, 1);
-	recrc_header(copy);
-	{
+	/* Versions 1 (zlib chunks, before zstd) and 2 (before ALLOCS's near
+	 * records) are still read. */
+	for (uint32_t v = 1; v <= 2; v++) {
+		memcpy(copy, b.file.p, b.file.len);
+		le32(copy + 8, v);
+		recrc_header(copy);
 		struct fk_cap_header h1;
 		struct fk_cap_status s1;
 		struct got g1 = { 0 };
 		assert_true(read_bytes(copy, b.file.len, &h1, &g1, &s1, NULL));
-		assert_int_equal(h1.version, 1);
+		assert_int_equal(h1.version, v);
 		assert_int_equal(g1.n, b.nchunks);
 		got_free(&g1);
 	}
