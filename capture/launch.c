@@ -43,16 +43,16 @@ static bool find_own_file(const char *file, const char *env, char *out, size_t n
 	return access(out, R_OK) == 0;
 }
 
-int fk_launch_helper(const char *name, char **argv, struct fk_diag *d)
+int fk_launch_read(char **argv, struct fk_diag *d)
 {
 	char path[PATH_MAX];
-	if (!find_own_file(name, "STACKCAP_READ", path, sizeof path)) {
+	if (!find_own_file("stackcap-read", "STACKCAP_READ", path, sizeof path)) {
 		const char *named = getenv("STACKCAP_READ");
 		if (named && *named)
 			fk_diag_error(d, "STACKCAP_READ=%s: %s", named, strerror(errno));
 		else
-			fk_diag_error(d, "%s not found beside %s or in ../lib/flamekit "
-				      "(set STACKCAP_READ)", name, argv[0]);
+			fk_diag_error(d, "stackcap-read not found beside %s or in ../lib/flamekit "
+				      "(set STACKCAP_READ)", argv[0]);
 		return 127;
 	}
 	argv[0] = path;

@@ -38,10 +38,10 @@ void fk_launch_opts_defaults(struct fk_launch_opts *o);
  * not found, or 127 when the program cannot be run. */
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d);
 
-/* Runs flamekit's helper program name (stackcap-read) in this process's
- * place with argv (argv[0] becomes its path): found as libstackcap.so is,
- * or where STACKCAP_READ says. Returns only when it cannot: 127 not
- * found, 126 not run, said through d. */
-int fk_launch_helper(const char *name, char **argv, struct fk_diag *d);
+/* Runs stackcap-read (`stackcap info`, `stackcap export`) in this
+ * process's place with argv (argv[0] becomes its path): found as
+ * libstackcap.so is, or where STACKCAP_READ says. Returns only when it
+ * cannot: 127 not found, 126 not run, said through d. */
+int fk_launch_read(char **argv, struct fk_diag *d);
 
 #endif

@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && (strcmp(argv[1], "info") == 0 || strcmp(argv[1], "export") == 0)) {
 		struct fk_diag d;
 		fk_diag_init(&d, prog);
-		return fk_launch_helper("stackcap-read", argv, &d);
+		return fk_launch_read(argv, &d);
 	}
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },

@@ -66,7 +66,9 @@ void stack_memo_put(struct stack_memo *m, uint32_t slot, const uint64_t *ips, ui
 		return;
 	uint64_t any;
 	memcpy(m->arena + m->used, ips, n * sizeof *ips);
-	m->slots[slot] = (struct stack_memo_slot){ .hash = stack_hash(ips, n, &any), .node = node, .n = n, .at = m->used };
+	m->slots[slot] = (struct stack_memo_slot){
+		.hash = stack_hash(ips, n, &any), .node = node, .n = n, .at = m->used
+	};
 	m->used += n;
 }
 
