@@ -4,7 +4,8 @@
  * Covers fk_grow_cap (first capacity, doubling, jumps, the clamp that keeps
  * doubling from wrapping, refusals), fk_grow / FK_GROW (contents kept,
  * nothing touched on refusal or when out of memory), fk_resize /
- * FK_RESIZE, and fk_lower_bound / fk_upper_bound / fk_partition_point on
+ * FK_RESIZE (a large array's huge-page advice keeps it one mapping), and
+ * fk_lower_bound / fk_upper_bound / fk_partition_point on
  * empty, one-element, duplicate and not-found cases, checked against a
  * linear scan.
  */
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -161,6 +163,47 @@ static void test_resize(void **state)
 	assert_true(FK_RESIZE(v, 0));
 	assert_non_null(v);
 	free(v);
+}
+
+/* The mapping of /proc/self/maps that holds address a: [*lo, *hi). */
+static void mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	char line[512];
+	*lo = *hi = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long l, h;
+		if (sscanf(line, "%lx-%lx", &l, &h) == 2 && l <= a && a < h) {
+			*lo = l;
+			*hi = h;
+			break;
+		}
+	}
+	fclose(f);
+	assert_true(*hi > *lo);
+}
+
+/* Arrays of FK_HUGE_MIN_BYTES and more are advised to use huge pages as
+ * whole pages: advising only their 2 MiB-aligned middle would cut their
+ * mapping in three, and realloc then copies them (mremap refuses a range
+ * across mappings). Contents survive growth either way. */
+static void test_resize_large_stays_one_mapping(void **state)
+{
+	(void)state;
+	char *p = NULL;
+	size_t n = FK_HUGE_MIN_BYTES * 3 + 12345;
+	assert_true(FK_RESIZE(p, n));
+	memset(p, 7, n);
+	uintptr_t lo, hi;
+	mapping_of((uintptr_t)p, &lo, &hi);
+	assert_true(lo <= (uintptr_t)p && hi >= (uintptr_t)p + n);
+	assert_true(FK_RESIZE(p, 2 * n));
+	mapping_of((uintptr_t)p, &lo, &hi);
+	assert_true(lo <= (uintptr_t)p && hi >= (uintptr_t)p + 2 * n);
+	assert_int_equal(p[0], 7);
+	assert_int_equal(p[n - 1], 7);
+	free(p);
 }
 
 /* ---- bounds ---- */
@@ -322,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_grow_bytes_jump),
 		cmocka_unit_test(test_grow_refused_leaves_array),
 		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_resize_large_stays_one_mapping),
 		cmocka_unit_test(test_bounds_empty),
 		cmocka_unit_test(test_bounds_one),
 		cmocka_unit_test(test_bounds_duplicates),
