@@ -5,12 +5,10 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "formats/cli.h"
@@ -175,37 +173,6 @@ static int program_status(const char *prog, struct fk_diag *d)
 	return 127;
 }
 
-extern char **environ;
-
-/* The program started as execvp would: a file the kernel will not run
- * (no #! line) is run by /bin/sh. 0, or the error. */
-static int spawn(char *const *argv, pid_t *pid)
-{
-	int err = posix_spawnp(pid, argv[0], NULL, NULL, argv, environ);
-	if (err != ENOEXEC)
-		return err;
-	size_t n = 0;
-	while (argv[n])
-		n++;
-	char **sh = calloc(n + 2, sizeof *sh);
-	if (!sh)
-		return ENOMEM;
-	sh[0] = "/bin/sh";
-	memcpy(sh + 1, argv, (n + 1) * sizeof *sh);
-	err = posix_spawn(pid, "/bin/sh", NULL, NULL, sh, environ);
-	free(sh);
-	return err;
-}
-
-/* The toggle signal sent to stackcap goes on to the program. */
-static volatile sig_atomic_t forward_to;
-
-static void forward(int sig)
-{
-	if (forward_to > 0)
-		kill((pid_t)forward_to, sig);
-}
-
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 {
 	if (!output_writable(o, d))
@@ -225,8 +192,9 @@ int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 	if (!set_settings(o, d))
 		return FK_EXIT_USAGE;
 
-	/* The shim knows the program stackcap started by its parent: -o FILE
-	 * is that program's, and it alone replaces an old capture. */
+	/* The shim knows the program stackcap started by its pid, which is
+	 * stackcap's own: -o FILE is that program's, and it alone replaces an
+	 * old capture. */
 	if (!set_num("STACKCAP_LAUNCHER_PID", (long)getpid(), d) ||
 	    !set_env("STACKCAP_FRESH", "1", d) || !set_env("LD_PRELOAD", preload, d))
 		return 127;
@@ -239,40 +207,14 @@ int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 	if (o->toggle_sig > 0)
 		sigaddset(&toggle, o->toggle_sig);
 	sigprocmask(SIG_BLOCK, &toggle, &old_mask);
-	/* Spawned, not forked: no copy of this process's page tables, no
-	 * page copied on a write before the exec (each first touch cost
-	 * 10 us on a VM: a millisecond or more of a short capture). */
-	pid_t pid;
-	int err = spawn(o->argv, &pid);
-	if (err != 0) {
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		fk_diag_error(d, "%s: %s", o->argv[0], strerror(err));
-		return err == ENOENT ? 127 : 126;
-	}
-	if (o->toggle_sig > 0) {
-		forward_to = pid;
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = forward;
-		sa.sa_flags = SA_RESTART;
-		sigaction(o->toggle_sig, &sa, NULL);
-	}
+	/* stackcap becomes the program, as env and nice do: its pid, signals
+	 * and exit status are the program's own, and no second process is
+	 * made and torn down (3 ms of every capture on a VM that shadows page
+	 * tables). The shim says "wrote FILE" when it finishes the capture.
+	 * execvp runs a file with no #! line with /bin/sh, as a shell does. */
+	execvp(o->argv[0], o->argv);
+	int err = errno;
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	/* Like system(): the terminal's ^C and ^\ are for the program. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	char written[PATH_MAX + 32];
-	if (o->output)
-		snprintf(written, sizeof written, "%s", o->output);
-	else
-		snprintf(written, sizeof written, "%s.%d.stackcap", base_name(o->argv[0]), (int)pid);
-	if (access(written, F_OK) == 0)
-		fk_diag_note(d, "wrote %s", written);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	fk_diag_error(d, "%s: %s", o->argv[0], strerror(err));
+	return err == ENOENT ? 127 : 126;
 }

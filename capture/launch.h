@@ -2,7 +2,8 @@
  * PROGRAM ARGS` does once its options are parsed. The settings travel to
  * libstackcap.so as STACKCAP_* environment variables (the same ones
  * launchers such as torchrun can set themselves), the shim is preloaded,
- * the program runs as a child and its exit status comes back.
+ * and stackcap execs the program: it becomes the program, pid, signals and
+ * exit status included.
  *
  * Owns: nothing; the options point at caller-owned strings.
  */
@@ -27,15 +28,16 @@ struct fk_launch_opts {
 	/* Capture windows (formats/capwindow.h), as given (checked by the
 	 * caller); NULL: not asked for. */
 	const char *delay, *duration, *toggle_signal, *capture_range, *schedule, *step_marker;
-	int toggle_sig;         /* the toggle signal: stackcap forwards it to the program */
+	int toggle_sig;         /* the toggle signal: blocked until the shim's handler is in */
 	const char *self;       /* how stackcap was called, for messages */
 };
 
 void fk_launch_opts_defaults(struct fk_launch_opts *o);
 
-/* Runs the program and waits for it; reports through d. Returns its exit
- * status (128+N when signal N ended it), FK_EXIT_USAGE when the shim is
- * not found, or 127 when the program cannot be run. */
+/* Runs the program in this process's place. Returns only when it cannot,
+ * reported through d: FK_EXIT_USAGE when the shim or the capture's
+ * directory is not usable, 127 when the program is not found, 126 when it
+ * cannot be run. */
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d);
 
 /* Runs stackcap-read (`stackcap info`, `stackcap export`) in this

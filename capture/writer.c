@@ -611,12 +611,13 @@ void writer_kick(void)
 
 /* ---- the file ---- */
 
-/* The program stackcap started, or an image it exec'd (the same pid):
- * stackcap is its parent. Its children's parent is the program. */
+/* The program stackcap started, or an image it exec'd: stackcap execs the
+ * program, so they have stackcap's pid. Its children have pids of their
+ * own. */
 static bool started_by_stackcap(void)
 {
 	const char *launcher = getenv("STACKCAP_LAUNCHER_PID");
-	return launcher && atol(launcher) == (long)getppid();
+	return launcher && atol(launcher) == (long)getpid();
 }
 
 static void output_name(char *buf, size_t n)
@@ -642,24 +643,27 @@ static void output_name(char *buf, size_t n)
 		snprintf(buf + k, n - k, ".%s", pid);
 }
 
+/* The capture being written, for "stackcap: wrote NAME". */
+static char out_name[4300];
+
 /* A new file, never an existing one: an exec'd image keeps the pid, so its
  * capture becomes NAME.1, NAME.2, ... */
 static int open_output(void)
 {
-	char name[4200], tried[4300];
+	char name[4200];
 	output_name(name, sizeof name);
+	snprintf(out_name, sizeof out_name, "%s", name);
 	/* The program stackcap started replaces an old capture of the same
 	 * name; images it execs, keeping its pid, do not. */
 	if (getenv("STACKCAP_FRESH") && started_by_stackcap()) {
 		unsetenv("STACKCAP_FRESH");
 		return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
 	}
-	snprintf(tried, sizeof tried, "%s", name);
 	for (int i = 1; i < 1000; i++) {
-		int fd = open(tried, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+		int fd = open(out_name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
-		snprintf(tried, sizeof tried, "%s.%d", name, i);
+		snprintf(out_name, sizeof out_name, "%s.%d", name, i);
 	}
 	return -1;
 }
@@ -826,6 +830,10 @@ void writer_stop(void)
 	win_report();
 	close(out_fd);
 	out_fd = -1;
+	/* stackcap became the program: it is the shim that can say where the
+	 * capture went (children's captures are FILE.<pid>, said by none). */
+	if (started_by_stackcap())
+		fprintf(stderr, "stackcap: wrote %s\n", out_name);
 	if (kick_fd >= 0)
 		close(kick_fd);
 	kick_fd = -1;

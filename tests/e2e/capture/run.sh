@@ -1181,6 +1181,23 @@ run "$SC" -o "$T/x.cap" sh -c 'exit 3'
 want_rc 3
 finish "i. default output name spin.<pid>.stackcap; the program's exit status passes through"
 
+# stackcap becomes the program (exec, as env does): the program has
+# stackcap's pid, a signal that ends it ends stackcap, and the shim says
+# where the capture went, once.
+begin
+"$SC" -o "$T/self.cap" sh -c 'echo $$; kill -TERM $$' > "$T/out" 2> "$T/err" &
+sc=$!
+wait "$sc" 2> /dev/null # no "Terminated" from this shell
+rc=$?
+want_rc 143
+[ "$(cat "$T/out")" = "$sc" ] || problem "the program's pid is $(cat "$T/out"), stackcap's $sc"
+[ -s "$T/self.cap" ] || problem "no capture of a program ended by SIGTERM"
+run "$SC" -o "$T/self.cap" sh -c 'true'
+want_rc 0
+[ "$(grep -c '^stackcap: wrote' "$T/err")" = 1 ] || problem "said 'wrote' $(grep -c '^stackcap: wrote' "$T/err") times: $(cat "$T/err")"
+want_err "stackcap: wrote $T/self.cap"
+finish "i. stackcap becomes the program: its pid, its signal (143), one 'wrote' line"
+
 # ------------------------------------------------------ j. C++ names --
 # box spends its CPU time in Box<std::vector<int>>::make(double), a
 # templated member function (symbol _ZN3BoxISt6vectorIiSaIiEEE4makeEd), most
