@@ -1148,8 +1148,8 @@ want_rc 0
 run "$T/inst/bin/stackcap" -o "$T/inst.cap" "$P/spin" 0.05
 want_rc 0
 [ -s "$T/inst.cap" ] || problem "the installed launcher wrote no capture"
-if command -v ldd > /dev/null; then # (a sanitized build adds its runtime)
-	libs=$(ldd "$SC" | grep -e libdw -e libelf -e libz -e libcairo -e libyajl -e libpcre)
+if command -v ldd > /dev/null; then # static, or (sanitized) libc and the sanitizers' runtime
+	libs=$(ldd "$SC" 2> /dev/null | grep -e libdw -e libelf -e libz -e libcairo -e libyajl -e libpcre)
 	[ -z "$libs" ] || problem "stackcap loads the readers' libraries: $libs"
 fi
 finish "i. stackcap info and export by stackcap-read: beside, installed, STACKCAP_READ; missing: 127"
