@@ -213,7 +213,8 @@ size_t fk_format_i64(char out[FK_I64_TEXT_MAX], int64_t v)
 
 void fk_sink_i64(struct fk_sink *s, int64_t v)
 {
-	if (FK_SINK_BUF - s->len < FK_I64_TEXT_MAX)
+	/* The buffer's own size: 4 MiB blocks when gzip runs on threads. */
+	if (s->cap - s->len < FK_I64_TEXT_MAX)
 		fk_sink_flush_buffer(s);
 	s->len += fk_format_i64((char *)s->buf + s->len, v);
 }

@@ -49,7 +49,7 @@ static const char *path_of(const char *name)
 	return buf[k];
 }
 
-static void write_file(const char *path, const void *data, size_t n)
+__attribute__((unused)) static void write_file(const char *path, const void *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
