@@ -501,20 +501,21 @@ if begin "b. --alloc-sample 524288, 200 threads x 16 bytes: no thread's first al
 fi
 
 # Sampled bytes reached while recording is paused (or by the shim's own
-# allocations) are dropped, and the next gap drawn: tiny() allocates 2000
-# bytes once recording starts, which an 8 MiB mean almost never samples.
+# allocations) are dropped, and the next gap drawn: tiny() allocates 200
+# bytes once recording starts, which an 8 MiB mean samples once in 40,000
+# runs (2000 bytes, once in 4,000, failed a make test).
 # (A gap left where it was hands tiny() a sample weighed as 8 MiB.)
 c=$T/lategap.cap
-if begin "b. --alloc-sample 8388608, paused then 2000 x 1 byte: no sample carried into the window (want < 8388608 bytes)"; then
-	cap "$c" -- --alloc-sample 8388608 --toggle-signal USR1 "$P/lategap"
+if begin "b. --alloc-sample 8388608, paused then 200 x 1 byte: no sample carried into the window (want < 8388608 bytes)"; then
+	cap "$c" -- --alloc-sample 8388608 --toggle-signal USR1 "$P/lategap" 100000 200
 	want_rc 0
 	want_clean "$c" "capture"
 	"$SF" --metric alloc_bytes "$c" > "$T/lg.txt" 2> "$T/lg.err" || problem "stackfold: $(head -c 300 "$T/lg.err")"
 	b=$(folded leaf "$T/lg.txt" tiny | cut -d' ' -f1)
-	[ "${b:-0}" -lt 8388608 ] || problem "tiny estimated at $b bytes, allocated 2000"
+	[ "${b:-0}" -lt 8388608 ] || problem "tiny estimated at $b bytes, allocated 200"
 	p=$(folded leaf "$T/lg.txt" paused | cut -d' ' -f1)
 	[ "${p:-0}" -eq 0 ] || problem "paused() recorded while paused: $p bytes"
-	finish "b. --alloc-sample 8388608, paused then 2000 x 1 byte: tiny estimated at ${b:-0} bytes (want < 8388608)"
+	finish "b. --alloc-sample 8388608, paused then 200 x 1 byte: tiny estimated at ${b:-0} bytes (want < 8388608)"
 fi
 
 # A single-threaded program's sampled allocations: the writer's cycles run
