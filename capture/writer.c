@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/capture.h"
@@ -658,6 +659,24 @@ static void output_name(char *buf, size_t n)
 /* The capture being written, for "stackcap: wrote NAME". */
 static char out_name[4300];
 
+/* Standard error as the capture began: the line goes there only while fd 2
+ * is still that file. A program that closed it and opened a file of its
+ * own in its place (a daemon, `exec 2> log`) gets no line in that file. */
+static struct stat err_at_start;
+static bool err_known;
+
+static void remember_stderr(void)
+{
+	err_known = fstat(STDERR_FILENO, &err_at_start) == 0;
+}
+
+static bool stderr_unchanged(void)
+{
+	struct stat now;
+	return err_known && fstat(STDERR_FILENO, &now) == 0 && now.st_dev == err_at_start.st_dev &&
+	       now.st_ino == err_at_start.st_ino;
+}
+
 /* A new file, never an existing one: an exec'd image keeps the pid, so its
  * capture becomes NAME.1, NAME.2, ... */
 static int open_output(void)
@@ -813,6 +832,7 @@ bool writer_start(bool single_threaded)
 	atomic_store(&inline_cycles, single_threaded);
 	atomic_store(&last_cycle_ns, shim_now_ns());
 	out_fd = open_output();
+	remember_stderr();
 	if (out_fd < 0) {
 		char name[4200];
 		output_name(name, sizeof name);
@@ -844,7 +864,7 @@ void writer_stop(void)
 	out_fd = -1;
 	/* stackcap became the program: it is the shim that can say where the
 	 * capture went (children's captures are FILE.<pid>, said by none). */
-	if (started_by_stackcap())
+	if (started_by_stackcap() && stderr_unchanged())
 		fprintf(stderr, "stackcap: wrote %s\n", out_name);
 	if (kick_fd >= 0)
 		close(kick_fd);

@@ -1197,7 +1197,11 @@ run "$SC" -o "$T/self.cap" sh -c 'true'
 want_rc 0
 [ "$(grep -c '^stackcap: wrote' "$T/err")" = 1 ] || problem "said 'wrote' $(grep -c '^stackcap: wrote' "$T/err") times: $(cat "$T/err")"
 want_err "stackcap: wrote $T/self.cap"
-finish "i. stackcap becomes the program: its pid, its signal (143), one 'wrote' line"
+# A program that puts a file of its own on fd 2 finds no line of ours in it.
+run "$SC" -o "$T/self.cap" sh -c 'exec 2> "$1"; echo data >&2' sh "$T/own_err"
+want_rc 0
+[ "$(cat "$T/own_err")" = data ] || problem "the program's own stderr file holds: $(head -c 200 "$T/own_err" | tr '\n' '|')"
+finish "i. stackcap becomes the program: its pid, its signal (143), one 'wrote' line, none in the program's own stderr file"
 
 # ------------------------------------------------------ j. C++ names --
 # box spends its CPU time in Box<std::vector<int>>::make(double), a
