@@ -485,6 +485,130 @@ void fk_input_close(struct fk_input *in)
 	in->map = in->peek = NULL;
 }
 
+/* ---- a mapped file's lines through pread() ---- */
+
+/* Small enough to stay in the cache while its lines are parsed. */
+#define PREAD_BLOCK ((size_t)256 << 10)
+
+struct home_reader {
+	struct reader r;
+	fk_home_line_fn fn;
+	const char *home; /* the mapped byte at buf[0] */
+	char *buf;
+	size_t cap;
+	bool skipping;    /* inside an over-long line, waiting for its '\n' */
+};
+
+static bool emit_home(struct home_reader *h, const char *p, size_t n)
+{
+	h->r.lineno++;
+	if (!h->fn(h->r.ctx, p, n, h->home + (p - h->buf), h->r.lineno)) {
+		h->r.stopped = true;
+		return false;
+	}
+	return true;
+}
+
+/* The whole lines of buf[0..have); returns where the partial one begins. */
+static const char *home_lines(struct home_reader *h, size_t have)
+{
+	const char *p = h->buf, *end = h->buf + have;
+	for (const char *nl; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+		if (h->skipping)
+			h->skipping = false;
+		else if (!emit_home(h, p, (size_t)(nl - p)))
+			break;
+	}
+	return p;
+}
+
+/* Room after a partial line of have bytes: the buffer grows up to the
+ * longest line kept; a longer one is reported and skipped. */
+static bool make_room(struct home_reader *h, size_t *have)
+{
+	if (*have < h->cap)
+		return true;
+	if (h->cap > FK_INPUT_MAX_LINE) { /* dropped, and reported once */
+		bool reported = h->skipping;
+		h->home += *have;
+		*have = 0;
+		h->skipping = true;
+		return reported || too_long(&h->r);
+	}
+	size_t cap = h->cap * 2 > FK_INPUT_MAX_LINE + 1 ? FK_INPUT_MAX_LINE + 1 : h->cap * 2;
+	char *grown = realloc(h->buf, cap);
+	if (!grown) {
+		fk_diag_error(h->r.d, "%s: out of memory", h->r.name);
+		h->r.stopped = true;
+		return false;
+	}
+	h->buf = grown;
+	h->cap = cap;
+	return true;
+}
+
+ssize_t fk_input_pread(const struct fk_input *in, void *buf, size_t n, size_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t got = pread(in->s->fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
+}
+
+enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
+					  const char *name, uint64_t first_line,
+					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
+					  uint64_t *lines)
+{
+	struct home_reader h = {
+		.r = { .name = name, .ctx = ctx, .d = d, .lineno = first_line },
+		.fn = fn, .home = in->map + off, .cap = PREAD_BLOCK,
+	};
+	enum fk_input_result res = FK_INPUT_OK;
+	size_t have = 0, pos = off, end = off + n;
+	if (!(h.buf = malloc(h.cap))) {
+		fk_diag_error(d, "%s: out of memory", name);
+		res = FK_INPUT_ERROR;
+	}
+	while (res == FK_INPUT_OK && !h.r.stopped && pos < end) {
+		if (!make_room(&h, &have))
+			break;
+		size_t want = h.cap - have < end - pos ? h.cap - have : end - pos;
+		ssize_t got = pread(in->s->fd, h.buf + have, want, (off_t)pos);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) { /* a read error, or the file shrank under us */
+			fk_diag_error(d, "%s: %s", name, got < 0 ? strerror(errno) : "file shrank while read");
+			res = FK_INPUT_ERROR;
+			break;
+		}
+		have += (size_t)got;
+		pos += (size_t)got;
+		const char *rest = home_lines(&h, have);
+		have = (size_t)(h.buf + have - rest);
+		memmove(h.buf, rest, have);
+		h.home += rest - h.buf;
+	}
+	/* A last line without its '\n'. */
+	if (res == FK_INPUT_OK && !h.r.stopped && have && !h.skipping) {
+		if (have > FK_INPUT_MAX_LINE)
+			too_long(&h.r);
+		else
+			emit_home(&h, h.buf, have);
+	}
+	free(h.buf);
+	*lines = h.r.lineno - first_line;
+	return res == FK_INPUT_OK && h.r.stopped ? FK_INPUT_STOPPED : res;
+}
+
 static enum fk_input_result read_stream(struct fk_input *in, struct reader *r)
 {
 	if (in->map) {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "formats/detect.h"
 #include "formats/diag.h"
@@ -87,6 +88,26 @@ void fk_input_release(const char *from, const char *to);
 enum fk_input_result fk_input_buffer_lines(const char *p, size_t n, const char *name,
 					   uint64_t first_line, fk_line_fn fn, void *ctx,
 					   struct fk_diag *d, uint64_t *lines);
+
+/* Up to n bytes of a mapped input from off into buf, read with pread() (see
+ * fk_input_pread_lines): how many (fewer only at the file's end), -1 with
+ * errno on an error. */
+ssize_t fk_input_pread(const struct fk_input *in, void *buf, size_t n, size_t off);
+
+/* A line read through a buffer: line is in the buffer (valid during the
+ * call), home where the same bytes lie in the input's mapping. */
+typedef bool (*fk_home_line_fn)(void *ctx, const char *line, size_t len, const char *home,
+				uint64_t lineno);
+/* The lines of a mapped input's bytes [off, off + n), numbered from
+ * first_line + 1, read with pread() rather than through the mapping, which
+ * the caller may read later where it keeps a line's home: on virtual
+ * machines a page's first touch in a mapping costs several times what
+ * reading it does (README, "Mapped input"). Over-long lines are reported
+ * and skipped as everywhere. *lines gets how many were read. */
+enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
+					  const char *name, uint64_t first_line,
+					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
+					  uint64_t *lines);
 
 #define FK_INPUT_MAX_THREADS 16
 

@@ -1,16 +1,21 @@
 /* stackload.c - stack text files into a stacks table (see stackload.h).
  *
  * Large plain files are read by one thread per core, each taking a piece of
- * the mapped file (cut at line ends) into a table of its own; the tables are
- * then merged in input order, so stacks get the ids one reader would give
- * them. Each reader reads only its piece and hands its pages back behind
- * it. Stacks are compact (frame ids), so a stack kept by two readers until
- * the merge costs little. Bad lines are held per reader and reported in
- * input order with their line numbers. Sums are exact, so the result does
- * not depend on the number of threads.
+ * the file (cut at line ends) into a table of its own; the tables are then
+ * merged in input order, so stacks get the ids one reader would give them.
+ * Readers read with pread() into a buffer, not through the file's mapping
+ * (on a VM a mapped page's first touch costs several times reading it): a
+ * stack new to a reader keeps only where its text lies in the mapping (its
+ * home), and the stacks new to the load are split after the merge, their
+ * texts read again then. The mapping's pages are never touched. Stacks are
+ * compact (frame ids), so a stack kept by two readers until the merge costs
+ * little. Bad lines are held per reader and reported in input order with
+ * their line numbers. Sums are exact, so the result does not depend on the
+ * number of threads.
  */
 #include "analysis/core/stackload.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -29,15 +34,10 @@
  * save by default; FLAMEKIT_THREADS may still ask for up to MAX_WORKERS. */
 #define DEFAULT_MAX_WORKERS 8
 
-/* Lines of a mapped file stay valid, so they are added in batches whose
- * cache misses overlap (fk_stacks_add_batch); streamed lines go one by one. */
+/* Lines of a mapped file keep their homes, so they are added in batches
+ * whose cache misses overlap (fk_stacks_add_batch); streamed lines go one
+ * by one. */
 #define BATCH 16
-
-/* The mapped text, shared by the readers. */
-struct mapped_text {
-	const char *data;
-	size_t len;
-};
 
 struct load_ctx {
 	struct fk_stacks *stacks;
@@ -46,16 +46,16 @@ struct load_ctx {
 	const char *name;
 	uint64_t fail_line; /* a sum passed 128 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
-	/* Mapped: lines stay valid until the load ends, so they are added in
-	 * batches, and the stacks new to a reader are split after all readers
-	 * are done (split_new_stacks). */
+	/* Mapped: lines are added in batches by their homes, and the stacks
+	 * new to a reader are split after all readers are done
+	 * (split_new_stacks). */
 	bool batched;
 	/* Shared by the readers: the first piece whose reader failed or stopped
 	 * at a bad line (strict). The readers of later pieces stop too; earlier
 	 * ones go on, since a bad line of theirs comes first. */
 	atomic_uint *stop_from;
 	unsigned piece;
-	const char *base;   /* mapped file, for progress on a terminal, or NULL */
+	const char *base;   /* the mapping, for progress on a terminal, or NULL */
 	size_t size;
 	unsigned shown_pct;
 	struct fk_stacks_pending pending[BATCH];
@@ -131,12 +131,14 @@ static void progress_done(const struct load_ctx *c)
 		fk_diag_progress_end(c->d);
 }
 
-static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
+/* A line whose bytes are read at line, and stay readable at home (the
+ * same bytes in the mapped file, or line itself) for a stack kept lazily. */
+static bool add_line(struct load_ctx *c, const char *line, size_t len, const char *home,
+		     uint64_t lineno)
 {
-	struct load_ctx *c = arg;
 	struct fk_stackline sl;
 	const char *why = NULL;
-	progress(c, line, lineno);
+	progress(c, home, lineno);
 	switch (fk_stackline_parse(line, len, &sl, &why)) {
 	case FK_STACKLINE_SKIP:
 		return true;
@@ -158,7 +160,7 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	/* Field by field: a compound literal would clear the whole entry
 	 * first (a rep stos per line). */
 	struct fk_stacks_pending *p = &c->pending[c->npending];
-	p->stack = sl.stack;
+	p->stack = home + (sl.stack - line);
 	p->len = sl.stack_len;
 	p->hash = h;
 	p->before = sl.before;
@@ -168,6 +170,17 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	if (!c->batched || c->npending == BATCH)
 		return flush(c);
 	return true;
+}
+
+static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
+{
+	return add_line(arg, line, len, line, lineno);
+}
+
+static bool on_home_line(void *arg, const char *line, size_t len, const char *home,
+			 uint64_t lineno)
+{
+	return add_line(arg, line, len, home, lineno);
 }
 
 static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_status st,
@@ -181,8 +194,8 @@ static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_s
 
 struct worker {
 	pthread_t thread;
-	const char *p;
-	size_t n;
+	const struct fk_input *in;
+	size_t off, n; /* its piece of the file */
 	struct fk_stacks own; /* pieces after the first aggregate here */
 	struct fk_diag diag;
 	struct load_ctx ctx;
@@ -193,8 +206,10 @@ struct worker {
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	w->res = fk_input_buffer_lines(w->p, w->n, w->ctx.name, 0, on_line, &w->ctx, &w->diag,
-				       &w->lines);
+	/* Read, not mapped: a new stack's home says where its text is read
+	 * again when it is split (split_new_stacks). */
+	w->res = fk_input_pread_lines(w->in, w->off, w->n, w->ctx.name, 0,
+				      on_home_line, &w->ctx, &w->diag, &w->lines);
 	if (w->ctx.npending && !flush(&w->ctx) && w->res == FK_INPUT_OK)
 		w->res = FK_INPUT_STOPPED;
 	return NULL;
@@ -211,7 +226,8 @@ struct totals_ctx {
 	uint64_t overflow_line;
 };
 
-static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t lineno)
+static bool add_to_totals(void *arg, const char *line, size_t len, const char *home,
+			  uint64_t lineno)
 {
 	struct totals_ctx *c = arg;
 	struct fk_stackline sl;
@@ -230,15 +246,15 @@ static bool add_to_totals(void *arg, const char *line, size_t len, uint64_t line
  * totals the table had before it, to find the first line that does it, 0
  * when none does alone. (A stack's sums never exceed the totals, so the
  * totals alone decide.) */
-static uint64_t overflow_line(const struct mapped_text *m, const struct fk_stacks *start,
-			      const struct fk_diag *d, const char *name)
+static uint64_t overflow_line(const struct fk_input *in, const struct fk_stacks *start,
+			      const struct fk_diag *d)
 {
 	struct totals_ctx c = { .total = start->total, .total_before = start->total_before };
 	struct fk_diag quiet;
 	fk_diag_defer(&quiet, d);
 	quiet.quiet = true;
 	uint64_t lines;
-	fk_input_buffer_lines(m->data, m->len, name, 0, add_to_totals, &c, &quiet, &lines);
+	fk_input_pread_lines(in, 0, in->map_len, in->name, 0, add_to_totals, &c, &quiet, &lines);
 	return c.overflow_line;
 }
 
@@ -247,51 +263,111 @@ static uint64_t overflow_line(const struct mapped_text *m, const struct fk_stack
 #define PARALLEL_SPLIT_MIN 8192
 
 /* Splits stacks [lo, hi) of t that are not split yet, in id order, which
- * is the order of their texts in the mapped file: its pages are handed
- * back behind. Into t itself, or (part) into a set of its own. */
+ * is the order of their texts in the file. Into t itself, or (part) into a
+ * set of its own. The texts are read from the file into a window, as the
+ * readers read it (fk_input_pread_lines): their homes in the mapping are
+ * only where they lie. */
 struct split_range {
+	const struct fk_input *in;
 	struct fk_stackset *t, *part;
 	uint32_t lo, hi;
-	bool ok;
+	int err; /* 0, ENOMEM, or why a text could not be read */
 };
+
+/* The texts of new stacks are dense early in a file and sparse later: a
+ * read takes the texts that follow while the gaps between them stay under
+ * SPLIT_GAP, up to SPLIT_WINDOW, so neither the gaps nor the calls (about
+ * 2 us each on a VM) cost much. */
+#define SPLIT_GAP ((size_t)16 << 10)
+#define SPLIT_WINDOW ((size_t)1 << 20)
+
+struct text_window {
+	char *buf;
+	size_t cap;
+	size_t from, to; /* the file's bytes in buf */
+};
+
+static size_t text_offset(const struct split_range *r, uint32_t id)
+{
+	return (size_t)(fk_stackset_get(r->t, id)->text - r->in->map);
+}
+
+/* Where a read for stack id's text should end: past the texts of the lazy
+ * stacks after it that lie close behind. */
+static size_t window_end(const struct split_range *r, uint32_t id)
+{
+	size_t from = text_offset(r, id), end = from + fk_stackset_get(r->t, id)->text_len;
+	for (uint32_t next = id + 1; next < r->hi; next++) {
+		if (!fk_stackset_is_lazy(r->t, next))
+			continue;
+		size_t off = text_offset(r, next), to = off + fk_stackset_get(r->t, next)->text_len;
+		if (off < from || off > end + SPLIT_GAP || to - from > SPLIT_WINDOW)
+			break;
+		if (to > end)
+			end = to;
+	}
+	return end;
+}
+
+/* Stack id's text, through the window; NULL with r->err set when it cannot
+ * be read. */
+static const char *window_text(struct text_window *w, struct split_range *r, uint32_t id)
+{
+	size_t off = text_offset(r, id), len = fk_stackset_get(r->t, id)->text_len;
+	if (off >= w->from && off + len <= w->to)
+		return w->buf + (off - w->from);
+	size_t want = window_end(r, id) - off;
+	if (!FK_GROW(w->buf, w->cap, want, SPLIT_WINDOW)) {
+		r->err = ENOMEM;
+		return NULL;
+	}
+	ssize_t got = fk_input_pread(r->in, w->buf, want, off);
+	if (got < (ssize_t)want) { /* the file shrank under us */
+		r->err = got < 0 ? errno : EIO;
+		w->to = w->from;
+		return NULL;
+	}
+	w->from = off;
+	w->to = off + want;
+	return w->buf;
+}
 
 static void *split_range(void *arg)
 {
 	struct split_range *r = arg;
-	const char *released = NULL;
-	r->ok = true;
-	for (uint32_t id = r->lo; id < r->hi && r->ok; id++) {
+	struct text_window w = { 0 };
+	r->err = 0;
+	for (uint32_t id = r->lo; id < r->hi && !r->err; id++) {
 		if (!fk_stackset_is_lazy(r->t, id))
 			continue;
 		const struct fk_stack_entry *e = fk_stackset_get(r->t, id);
-		if (!released)
-			released = e->text;
-		else if ((size_t)(e->text - released) >= FK_INPUT_RELEASE_EVERY) {
-			fk_input_release(released, e->text);
-			released = e->text;
-		}
-		if (!r->part)
-			r->ok = fk_stackset_split_lazy(r->t, id);
-		else
-			r->ok = fk_stackset_intern(r->part, e->text, e->text_len,
-						   (struct fk_text_hash){ e->hash, e->check },
-						   NULL) != FK_STACKSET_NONE;
+		const char *text = window_text(&w, r, id);
+		if (!text)
+			break;
+		bool ok = !r->part ? fk_stackset_split_lazy_from(r->t, id, text)
+				   : fk_stackset_intern(r->part, text, e->text_len,
+							(struct fk_text_hash){ e->hash, e->check },
+							NULL) != FK_STACKSET_NONE;
+		if (!ok)
+			r->err = ENOMEM;
 	}
+	free(w.buf);
 	return NULL;
 }
 
 /* Splits the stacks the readers left unsplit (ids from first on): each
  * unique stack once, where every reader would have split nearly all of
  * them. Many are split on two threads, the upper half into a set that t
- * then takes over, which gives the frames the ids one thread would. false
- * when out of memory: t then forgets the stacks from the first one left
+ * then takes over, which gives the frames the ids one thread would. 0, or
+ * ENOMEM or a read error: t then forgets the stacks from the first one left
  * unsplit on (an error is reported for the file). */
-static bool split_new_stacks(struct fk_stacks *into, uint32_t first, bool threads)
+static int split_new_stacks(const struct fk_input *in, struct fk_stacks *into, uint32_t first,
+			    bool threads)
 {
 	struct fk_stackset *t = &into->set;
 	uint32_t count = fk_stacks_count(into), mid = count;
 	struct fk_stackset part = { 0 };
-	struct split_range upper = { t, &part, count, count, true };
+	struct split_range upper = { in, t, &part, count, count, 0 };
 	pthread_t thread;
 	bool started = false;
 	if (threads && count - first >= PARALLEL_SPLIT_MIN) {
@@ -301,22 +377,22 @@ static bool split_new_stacks(struct fk_stacks *into, uint32_t first, bool thread
 		if (!started)
 			mid = count;
 	}
-	struct split_range lower = { t, NULL, first, mid, true };
+	struct split_range lower = { in, t, NULL, first, mid, 0 };
 	split_range(&lower);
 	if (started)
 		pthread_join(thread, NULL);
-	bool ok = lower.ok && upper.ok;
-	uint32_t *map = started && ok ? malloc(((size_t)part.count + 1) * sizeof *map) : NULL;
-	if (started && ok)
-		ok = map && fk_stackset_take(t, &part, map);
+	int err = lower.err ? lower.err : upper.err;
+	uint32_t *map = started && !err ? malloc(((size_t)part.count + 1) * sizeof *map) : NULL;
+	if (started && !err && !(map && fk_stackset_take(t, &part, map)))
+		err = ENOMEM;
 	free(map);
 	fk_stackset_free(&part);
-	for (uint32_t id = first; !ok && id < count; id++)
+	for (uint32_t id = first; err && id < count; id++)
 		if (fk_stackset_is_lazy(t, id)) {
 			fk_stackset_truncate(t, id);
 			break;
 		}
-	return ok;
+	return err;
 }
 
 /* Merges the later pieces' tables into the first, in order, then reports
@@ -324,14 +400,15 @@ static bool split_new_stacks(struct fk_stacks *into, uint32_t first, bool thread
  * past the pieces before it) up to where one reader would have stopped: a
  * line where the sums pass 128 bits, which is then the error. */
 static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
-					 uint32_t first, const struct mapped_text *m,
+					 uint32_t first, const struct fk_input *in,
 					 const struct fk_stacks *start, struct fk_diag *d,
 					 const char *name)
 {
-	bool overflow = false, nomem = false;
+	bool overflow = false, nomem = false, unread = false;
 	for (unsigned i = 0; i < n; i++) {
 		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
 		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
+		unread |= w[i].res == FK_INPUT_ERROR; /* reported by its reader */
 	}
 	/* Merged also after a strict stop: every line before a bad line was
 	 * read, so a sum passing 128 bits before it is still seen. */
@@ -344,9 +421,13 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 		fk_stacks_free(&w[i].own);
 	}
 	/* Also after a failure: no stack leaves the load unsplit. */
-	if (!split_new_stacks(into, first, n > 1))
-		nomem = true;
-	uint64_t stop_line = overflow ? overflow_line(m, start, d, name) : 0;
+	int split_err = split_new_stacks(in, into, first, n > 1);
+	nomem |= split_err == ENOMEM;
+	if (split_err && split_err != ENOMEM) {
+		fk_diag_error(d, "%s: %s", name, strerror(split_err));
+		unread = true;
+	}
+	uint64_t stop_line = overflow ? overflow_line(in, start, d) : 0;
 	enum fk_input_result res = FK_INPUT_OK;
 	uint64_t offset = 0;
 	for (unsigned i = 0; i < n && res == FK_INPUT_OK; i++) {
@@ -361,7 +442,9 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 			break;
 		offset += w[i].lines;
 	}
-	if (res == FK_INPUT_OK && overflow) {
+	if (res == FK_INPUT_OK && unread) {
+		res = FK_INPUT_ERROR;
+	} else if (res == FK_INPUT_OK && overflow) {
 		if (stop_line)
 			report_failure(d, name, FK_STACKS_OVERFLOW, stop_line);
 		else
@@ -374,21 +457,30 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	return res;
 }
 
-/* Where piece i of n begins: just after a line end (the end for i == n). */
-static const char *piece_start(const struct mapped_text *m, unsigned i, unsigned n)
+/* Where piece i of n begins: just after a line end (the end for i == n),
+ * found by reading, as the pieces are read. */
+static size_t piece_start(const struct fk_input *in, unsigned i, unsigned n)
 {
-	const char *end = m->data + m->len;
+	size_t len = in->map_len;
 	if (i == 0 || i >= n)
-		return i == 0 ? m->data : end;
-	const char *p = m->data + m->len / n * i;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	return nl ? nl + 1 : end;
+		return i == 0 ? 0 : len;
+	char buf[4096];
+	for (size_t off = len / n * i; off < len;) {
+		ssize_t got = fk_input_pread(in, buf, sizeof buf, off);
+		if (got <= 0)
+			break; /* the reader before reads to the end and says why */
+		const char *nl = memchr(buf, '\n', (size_t)got);
+		if (nl)
+			return off + (size_t)(nl - buf) + 1;
+		off += (size_t)got;
+	}
+	return len;
 }
 
-static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned n,
-					  struct fk_stacks *into, struct fk_diag *d,
-					  const char *name)
+static enum fk_input_result load_parallel(const struct fk_input *in, unsigned n,
+					  struct fk_stacks *into, struct fk_diag *d)
 {
+	const char *name = in->name;
 	struct worker w[MAX_WORKERS];
 	memset(w, 0, sizeof w);
 	/* The totals before this file, should an overflow need finding again. */
@@ -397,16 +489,18 @@ static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned 
 	atomic_uint stop_from = UINT_MAX;
 	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
-		w[i].p = piece_start(m, i, n);
-		w[i].n = (size_t)(piece_start(m, i + 1, n) - w[i].p);
+		w[i].in = in;
+		w[i].off = piece_start(in, i, n);
+		w[i].n = piece_start(in, i + 1, n) - w[i].off;
 		fk_diag_defer(&w[i].diag, d);
 		w[i].ctx = (struct load_ctx){
 			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
 			.batched = true, .stop_from = &stop_from, .piece = i,
 		};
 		/* The first reader's share of the file stands for the whole. */
-		if (i == 0 && m->len >= PROGRESS_MIN_BYTES && !d->quiet && isatty(STDERR_FILENO)) {
-			w[i].ctx.base = w[i].p;
+		if (i == 0 && in->map_len >= PROGRESS_MIN_BYTES && !d->quiet &&
+		    isatty(STDERR_FILENO)) {
+			w[i].ctx.base = in->map;
 			w[i].ctx.size = w[i].n ? w[i].n : 1;
 		}
 	}
@@ -420,17 +514,16 @@ static enum fk_input_result load_parallel(const struct mapped_text *m, unsigned 
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	progress_done(&w[0].ctx);
-	return join_workers(w, n, into, first, m, &before, d, name);
+	return join_workers(w, n, into, first, in, &before, d, name);
 }
 
 enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,
 					     struct fk_seq *seq, struct fk_diag *d)
 {
-	/* Mapped files are read in place (by several threads when large);
+	/* Mapped files are read in pieces (by several threads when large);
 	 * flame charts need one sequence in input order, so they stream. */
 	if (!seq && in->map) {
-		struct mapped_text m = { in->map, in->map_len };
-		return load_parallel(&m, worker_count(m.len), into, d, in->name);
+		return load_parallel(in, worker_count(in->map_len), into, d);
 	}
 	struct load_ctx c = { .stacks = into, .seq = seq, .d = d, .name = in->name };
 	enum fk_input_result r = fk_input_read_lines(in, on_line, &c, d);

@@ -135,10 +135,11 @@ static uint32_t find_slot(struct fk_stackset *t, size_t len, struct fk_text_hash
 	return probe(t, h.hash, &k, slot);
 }
 
-/* e's text split into frames (it stays e's text when out of memory). */
-static bool split_entry(struct fk_stackset *t, struct fk_stack_entry *e)
+/* e's text, read at text, split into frames (it stays e's text when out
+ * of memory). */
+static bool split_entry(struct fk_stackset *t, struct fk_stack_entry *e, const char *text)
 {
-	uint32_t n = split(t, e->text, e->text_len);
+	uint32_t n = split(t, text, e->text_len);
 	const uint32_t *frames = n ? copy_frames(t, t->scratch, n) : NULL;
 	if (!frames)
 		return false;
@@ -159,7 +160,7 @@ static uint32_t intern(struct fk_stackset *t, const char *text, size_t len,
 		return id;
 	struct fk_stack_entry e = { .text = text, .text_len = (uint32_t)len, .hash = h.hash,
 				    .check = h.check };
-	if (!lazy && !split_entry(t, &e))
+	if (!lazy && !split_entry(t, &e, text))
 		return FK_STACKSET_NONE;
 	id = add_entry(t, slot, e);
 	if (added && id != FK_STACKSET_NONE)
@@ -181,7 +182,12 @@ uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t
 
 bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id)
 {
-	return t->stacks[id].nframes || split_entry(t, &t->stacks[id]);
+	return t->stacks[id].nframes || split_entry(t, &t->stacks[id], t->stacks[id].text);
+}
+
+bool fk_stackset_split_lazy_from(struct fk_stackset *t, uint32_t id, const char *text)
+{
+	return t->stacks[id].nframes || split_entry(t, &t->stacks[id], text);
 }
 
 void fk_stackset_truncate(struct fk_stackset *t, uint32_t id)

@@ -75,6 +75,9 @@ uint32_t fk_stackset_intern_lazy(struct fk_stackset *t, const char *text, size_t
 				 struct fk_text_hash h, bool *added);
 /* Splits stack id if it is not split yet. false when out of memory. */
 bool fk_stackset_split_lazy(struct fk_stackset *t, uint32_t id);
+/* The same, its text's bytes read from text (a copy of them, where the
+ * stack's own text pointer only says where they lie). */
+bool fk_stackset_split_lazy_from(struct fk_stackset *t, uint32_t id, const char *text);
 /* Forgets the stacks from id on (after a failure: stacks that could not
  * be split), with no memory needed. Theirs stays t's until it is freed. */
 void fk_stackset_truncate(struct fk_stackset *t, uint32_t id);

@@ -6,7 +6,9 @@
  * FK_INPUT_MAX_LINE (reported through diag and skipped, on the mapped and the
  * streaming paths, using sparse files so the test stays fast), errors
  * (missing file, directory), stopping from the callback, and the helpers
- * fk_input_buffer_lines, fk_input_open (mapping, peeking, kinds from files,
+ * fk_input_buffer_lines, fk_input_pread_lines (lines across its reads and
+ * longer than one, homes in the mapping, pieces, long lines, a file cut
+ * short after it was opened), fk_input_open (mapping, peeking, kinds from files,
  * pipes and gzip streams), fk_detect and fk_input_display_name; and
  * formats/diag.h, through which bad lines are reported (shown, counted,
  * quiet, strict, deferred and replayed in order).
@@ -694,6 +696,198 @@ static void test_buffer_lines(void **state)
 	collect_free(&c);
 }
 
+/* ---- fk_input_pread_lines: a mapped file's lines read into a buffer ---- */
+
+/* What the callback saw, with each line's home as an offset in the mapping
+ * (checked to hold the same bytes as the line). */
+struct home_collect {
+	struct collect c;
+	const char *map;
+	size_t home[MAX_LINES];
+};
+
+static bool on_home_line(void *ctx, const char *line, size_t len, const char *home,
+			 uint64_t lineno)
+{
+	struct home_collect *h = ctx;
+	assert_true(h->c.count < MAX_LINES);
+	h->home[h->c.count] = (size_t)(home - h->map);
+	if (len > 0 && len <= ((size_t)1 << 20))
+		assert_memory_equal(home, line, len);
+	return on_line(&h->c, line, len, lineno);
+}
+
+/* fk_input_pread_lines over bytes [off, off + n) of path ((size_t)-1: to
+ * the end), with stderr captured into *err when err is given. */
+static enum fk_input_result pread_lines(const char *path, size_t off, size_t n,
+					uint64_t first_line, struct home_collect *h,
+					struct fk_diag *d, uint64_t *lines, char **err)
+{
+	struct fk_input in;
+	assert_true(fk_input_open(&in, path, d));
+	assert_non_null(in.map);
+	h->map = in.map;
+	if (n == (size_t)-1)
+		n = in.map_len - off;
+	struct capture cap;
+	if (err)
+		capture_start(&cap);
+	enum fk_input_result r =
+		fk_input_pread_lines(&in, off, n, path, first_line, on_home_line, h, d, lines);
+	if (err)
+		*err = capture_end(&cap);
+	fk_input_close(&in);
+	return r;
+}
+
+/* Lines across the 256 KiB reads, longer than one read, and a last line
+ * without its '\n': each is passed whole, with its home and number. */
+static void test_pread_lines_across_reads(void **state)
+{
+	(void)state;
+	const size_t lens[] = { 3, 300000, 262144 - 300004 % 262144 - 1, 0, 700000, 5, 9 };
+	const size_t nlines = sizeof lens / sizeof lens[0];
+	size_t total = 0;
+	for (size_t i = 0; i < nlines; i++)
+		total += lens[i] + 1;
+	char *text = malloc(total);
+	assert_non_null(text);
+	size_t at = 0, starts[8];
+	for (size_t i = 0; i < nlines; i++) {
+		starts[i] = at;
+		for (size_t k = 0; k < lens[i]; k++)
+			text[at++] = (char)('a' + (i + k) % 26);
+		text[at++] = '\n';
+	}
+	const char *p = path_of("pread.txt");
+	write_file(p, text, total - 1); /* the last line has no '\n' */
+	struct home_collect h = { 0 };
+	struct fk_diag d;
+	quiet_diag(&d);
+	uint64_t lines = 0;
+	assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_OK);
+	assert_int_equal(lines, nlines);
+	assert_int_equal(h.c.count, nlines);
+	for (size_t i = 0; i < nlines; i++) {
+		assert_int_equal(h.c.len[i], lens[i]);
+		assert_int_equal(h.c.lineno[i], i + 1);
+		assert_int_equal(h.home[i], starts[i]);
+		if (lens[i] <= 4096)
+			assert_memory_equal(h.c.text[i], text + starts[i], lens[i]);
+	}
+	assert_int_equal(d.bad_lines, 0);
+	collect_free(&h.c);
+
+	/* A piece: lines 2 and 3 only, numbered from first_line + 1. */
+	memset(&h, 0, sizeof h);
+	assert_int_equal(pread_lines(p, starts[1], starts[3] - starts[1], 10, &h, &d, &lines, NULL),
+			 FK_INPUT_OK);
+	assert_int_equal(lines, 2);
+	assert_int_equal(h.c.count, 2);
+	assert_int_equal(h.c.lineno[0], 11);
+	assert_int_equal(h.c.lineno[1], 12);
+	assert_int_equal(h.home[1], starts[2]);
+	assert_int_equal(h.c.len[1], lens[2]);
+	collect_free(&h.c);
+
+	/* Stopped by the callback. */
+	memset(&h, 0, sizeof h);
+	h.c.stop_after = 2;
+	assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_STOPPED);
+	assert_int_equal(h.c.count, 2);
+	assert_int_equal(lines, 2);
+	collect_free(&h.c);
+	free(text);
+	unlink(p);
+}
+
+/* Lines longer than FK_INPUT_MAX_LINE are reported and skipped, inside the
+ * file and as its last line; one of exactly that length is kept. */
+static void test_pread_lines_long(void **state)
+{
+	(void)state;
+	const char *p = path_of("pread_long.txt");
+	for (int tail = 0; tail < 2; tail++) {
+		write_sparse(p, FK_INPUT_MAX_LINE + 1, tail ? FK_INPUT_MAX_LINE + 1 : 0);
+		struct home_collect h = { 0 };
+		struct fk_diag d;
+		quiet_diag(&d);
+		uint64_t lines = 0;
+		assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_OK);
+		assert_int_equal(d.bad_lines, tail ? 2 : 1);
+		assert_int_equal(h.c.count, 2);
+		assert_string_equal(h.c.text[0], "first 1");
+		assert_string_equal(h.c.text[1], "mid 2");
+		assert_int_equal(h.c.lineno[1], 3);
+		assert_int_equal(h.home[1], 8 + FK_INPUT_MAX_LINE + 2);
+		assert_int_equal(lines, tail ? 4 : 3);
+		collect_free(&h.c);
+	}
+	write_sparse(p, FK_INPUT_MAX_LINE, FK_INPUT_MAX_LINE);
+	struct home_collect h = { 0 };
+	struct fk_diag d;
+	quiet_diag(&d);
+	uint64_t lines = 0;
+	assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_OK);
+	assert_int_equal(d.bad_lines, 0);
+	assert_int_equal(h.c.count, 4);
+	assert_int_equal(h.c.len[1], FK_INPUT_MAX_LINE);
+	assert_int_equal(h.c.len[3], FK_INPUT_MAX_LINE);
+	collect_free(&h.c);
+
+	/* One bad line however many reads it fills. */
+	write_sparse(p, 2 * FK_INPUT_MAX_LINE + 3, 0);
+	memset(&h, 0, sizeof h);
+	quiet_diag(&d);
+	assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_OK);
+	assert_int_equal(d.bad_lines, 1);
+	assert_int_equal(h.c.count, 2);
+	assert_int_equal(h.c.lineno[1], 3);
+	collect_free(&h.c);
+
+	/* Strict: nothing after the first one. */
+	write_sparse(p, FK_INPUT_MAX_LINE + 1, 0);
+	memset(&h, 0, sizeof h);
+	quiet_diag(&d);
+	d.strict = true;
+	assert_int_equal(pread_lines(p, 0, (size_t)-1, 0, &h, &d, &lines, NULL), FK_INPUT_STOPPED);
+	assert_int_equal(d.bad_lines, 1);
+	assert_int_equal(h.c.count, 1);
+	collect_free(&h.c);
+	unlink(p);
+}
+
+/* A file cut short after it was opened (and mapped) is an error that
+ * names it, not a crash: the mapping is never read past the new end. */
+static void test_pread_lines_file_shrank(void **state)
+{
+	(void)state;
+	const char *p = path_of("shrinks.txt");
+	write_file(p, "a 1\nb 2\nc 3\n", 12);
+	struct fk_input in;
+	struct fk_diag d;
+	quiet_diag(&d);
+	assert_true(fk_input_open(&in, p, &d));
+	assert_int_equal(truncate(p, 6), 0);
+	struct home_collect h = { .map = in.map };
+	uint64_t lines = 0;
+	struct capture cap;
+	capture_start(&cap);
+	enum fk_input_result r =
+		fk_input_pread_lines(&in, 0, in.map_len, p, 0, on_home_line, &h, &d, &lines);
+	char *err = capture_end(&cap);
+	assert_int_equal(r, FK_INPUT_ERROR);
+	assert_non_null(strstr(err, "shrinks.txt: file shrank while read"));
+	assert_int_equal(h.c.count, 1); /* "a 1"; "b " has lost its end */
+	char buf[4];
+	assert_int_equal(fk_input_pread(&in, buf, sizeof buf, 4), 2);
+	assert_int_equal(fk_input_pread(&in, buf, sizeof buf, 12), 0);
+	free(err);
+	collect_free(&h.c);
+	fk_input_close(&in);
+	unlink(p);
+}
+
 /* A plain file is mapped and peeked in place; a gzip file is not mapped,
  * its peek is the inflated text; errors are reported at open. */
 static void test_open(void **state)
@@ -1045,6 +1239,9 @@ int main(void)
 		cmocka_unit_test(test_directory),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_buffer_lines),
+		cmocka_unit_test(test_pread_lines_across_reads),
+		cmocka_unit_test(test_pread_lines_long),
+		cmocka_unit_test(test_pread_lines_file_shrank),
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_open_memory),
 		cmocka_unit_test(test_detect),
