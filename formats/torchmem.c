@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
@@ -450,25 +451,31 @@ static bool read_sequential(struct fk_input *in, const struct fk_torchmem_sink *
 /* A part of the file made a JSON list of its own: "[" before and "]" after
  * where the part lacks them. */
 struct part {
-	const char *p;
-	size_t n;
+	const struct fk_input *in;
+	size_t off, n;
 	bool open, close;
 	const struct fk_torchmem_sink *sink;
 	void *ctx;                 /* the part's own events (sink->fork) */
 	bool ok;
 };
 
-#define SLICE ((size_t)8 << 20)
+/* Small enough to stay in the cache while it is parsed. */
+#define SLICE ((size_t)256 << 10)
 
-static bool parse_slices(struct raw_reader *r, const char *p, size_t n)
+/* The part's bytes, read a slice at a time into a buffer rather than
+ * through the mapping (see fk_input_pread_lines). */
+static bool parse_slices(struct raw_reader *r, const struct part *pt)
 {
-	for (size_t off = 0; off < n; off += SLICE) {
-		size_t len = n - off < SLICE ? n - off : SLICE;
-		if (!feed(r, p + off, len))
-			return false;
-		fk_input_release(p + off, p + off + len);
+	char *buf = malloc(SLICE);
+	bool ok = buf != NULL;
+	for (size_t done = 0; ok && done < pt->n; done += SLICE) {
+		size_t len = pt->n - done < SLICE ? pt->n - done : SLICE;
+		/* Short: the file shrank; the part fails (read again in one piece). */
+		ok = fk_input_pread(pt->in, buf, len, pt->off + done) == (ssize_t)len &&
+		     feed(r, buf, len);
 	}
-	return true;
+	free(buf);
+	return ok;
 }
 
 static void *parse_part(void *arg)
@@ -478,7 +485,7 @@ static void *parse_part(void *arg)
 	r.yajl = yajl_alloc(&raw_callbacks, NULL, &r);
 	if (!r.yajl)
 		return NULL;
-	pt->ok = (!pt->open || feed(&r, "[", 1)) && parse_slices(&r, pt->p, pt->n) &&
+	pt->ok = (!pt->open || feed(&r, "[", 1)) && parse_slices(&r, pt) &&
 		 (!pt->close || feed(&r, "]", 1)) && finish(&r) && !r.failed;
 	yajl_free(r.yajl);
 	return NULL;
@@ -538,14 +545,16 @@ static int read_parallel(const struct fk_input *m, const struct fk_torchmem_sink
 		const char *close = row;
 		while (*close != ']') /* back to the "]" that ends the part */
 			close--;
-		parts[k] = (struct part){ .p = start, .n = (size_t)(close + 1 - start),
-					  .open = k > 0, .close = true };
+		parts[k] = (struct part){ .in = m, .off = (size_t)(start - m->map),
+					  .n = (size_t)(close + 1 - start), .open = k > 0,
+					  .close = true };
 		k++;
 		start = row;
 	}
 	if (k == 0)
 		return -1;
-	parts[k++] = (struct part){ .p = start, .n = (size_t)(end - start), .open = true };
+	parts[k++] = (struct part){ .in = m, .off = (size_t)(start - m->map),
+				    .n = (size_t)(end - start), .open = true };
 	bool ok = true;
 	for (unsigned i = 0; i < k; i++) {
 		parts[i].sink = sink;
