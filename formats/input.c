@@ -582,9 +582,7 @@ enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off,
 		if (!make_room(&h, &have))
 			break;
 		size_t want = h.cap - have < end - pos ? h.cap - have : end - pos;
-		ssize_t got = pread(in->s->fd, h.buf + have, want, (off_t)pos);
-		if (got < 0 && errno == EINTR)
-			continue;
+		ssize_t got = fk_input_pread(in, h.buf + have, want, pos);
 		if (got <= 0) { /* a read error, or the file shrank under us */
 			fk_diag_error(d, "%s: %s", name, got < 0 ? strerror(errno) : "file shrank while read");
 			res = FK_INPUT_ERROR;

@@ -3,7 +3,8 @@
  * bytes, so ".gz" files and compressed pipes both work). fk_input_open peeks
  * at the first decoded bytes and names the input's kind (formats/detect.h);
  * the reader of that kind then takes the same open input, peeked bytes
- * included, as lines, as blocks, or (plain regular files) mapped whole.
+ * included, as lines, as blocks, or (plain regular files) mapped whole,
+ * whose pieces big readers read with pread() (fk_input_pread_lines).
  *
  * Owns: struct fk_input, from fk_input_open to fk_input_close. Lines are
  * passed without their '\n'; a final line without '\n' is still a line.
@@ -99,11 +100,12 @@ ssize_t fk_input_pread(const struct fk_input *in, void *buf, size_t n, size_t of
 typedef bool (*fk_home_line_fn)(void *ctx, const char *line, size_t len, const char *home,
 				uint64_t lineno);
 /* The lines of a mapped input's bytes [off, off + n), numbered from
- * first_line + 1, read with pread() rather than through the mapping, which
- * the caller may read later where it keeps a line's home: on virtual
- * machines a page's first touch in a mapping costs several times what
- * reading it does (README, "Mapped input"). Over-long lines are reported
- * and skipped as everywhere. *lines gets how many were read. */
+ * first_line + 1, read with pread() rather than through the mapping: on
+ * virtual machines a page's first touch in a mapping costs several times
+ * what reading it does (README, "Mapped input"). A caller that keeps a
+ * line keeps its home and reads it again (fk_input_pread at home - map).
+ * Over-long lines are reported and skipped as everywhere; a file that
+ * shrank is an error. *lines gets how many were read. */
 enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
 					  const char *name, uint64_t first_line,
 					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,

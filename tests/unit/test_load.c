@@ -1013,6 +1013,76 @@ static void test_empty_shares(void **state)
 	unlink(path);
 }
 
+/* The readers keep a new stack by where its line lies; its text is read
+ * again when it is split, with the texts close behind it. Texts close
+ * together, far apart (gaps over 16 KiB), one longer than a read (3 MiB),
+ * in both readers' pieces: each comes back whole, with its sums. */
+static void test_split_texts_read_again(void **state)
+{
+	(void)state;
+	enum { N = 10000, BLOCKS = 40, FILLER = 47000 }; /* N: split on two threads */
+	const char *path = path_of("read-again.txt");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	size_t big_len = (size_t)3 << 20;
+	char *long_text = malloc(big_len + 1);
+	assert_non_null(long_text);
+	for (size_t i = 0; i < big_len; i++)
+		long_text[i] = i % 16 == 15 ? ';' : (char)('a' + i % 13);
+	long_text[big_len] = '\0';
+	fprintf(f, "%s 7\n", long_text);
+	static unsigned sums[N];
+	char gap[20 << 10];
+	memset(gap, '#', sizeof gap - 1);
+	gap[sizeof gap - 1] = '\0';
+	for (unsigned i = 0; i < N; i++) {
+		fprintf(f, "root;mid%u;leaf%u 1\n", i % 17, i);
+		sums[i] += 1;
+		if (i % 7 == 0) { /* an earlier stack again */
+			fprintf(f, "root;mid%u;leaf%u 2\n", (i / 2) % 17, i / 2);
+			sums[i / 2] += 2;
+		}
+		if (i % 100 == 0)
+			fprintf(f, "%s\n", gap);
+		if (i % (N / BLOCKS) == N / BLOCKS - 1) { /* spreads them over the file */
+			for (unsigned k = 0; k < FILLER; k++)
+				fputs("root;mid0;leaf0 1\n", f);
+			sums[0] += FILLER;
+		}
+	}
+	assert_int_equal(fclose(f), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > (32 << 20)); /* read in pieces */
+	const char *threads[] = { "1", "2", "3" };
+	char *buf = NULL;
+	size_t cap = 0;
+	for (size_t t = 0; t < 3; t++) {
+		struct fk_stacks s = { 0 };
+		struct fk_diag d;
+		diag(&d);
+		assert_int_equal(load(path, threads[t], &s, NULL, &d, NULL), FK_INPUT_OK);
+		assert_int_equal(fk_stacks_count(&s), N + 1);
+		uint32_t id = find(&s, long_text);
+		assert_int_equal(fk_stacks_text(&s, id, &buf, &cap), big_len);
+		assert_memory_equal(buf, long_text, big_len);
+		assert_num(s.sums[id].value, "7");
+		for (unsigned i = 0; i < N; i++) {
+			char text[64], want[32];
+			int len = snprintf(text, sizeof text, "root;mid%u;leaf%u", i % 17, i);
+			id = find(&s, text);
+			assert_int_equal(fk_stacks_text(&s, id, &buf, &cap), (size_t)len);
+			assert_memory_equal(buf, text, (size_t)len);
+			snprintf(want, sizeof want, "%u", sums[i]);
+			assert_num(s.sums[id].value, want);
+		}
+		fk_stacks_free(&s);
+	}
+	free(buf);
+	free(long_text);
+	unlink(path);
+}
+
 /* ---- fk_load_stacktext: into a table that holds stacks ------------------ */
 
 static void test_into_keeps_previous(void **state)
@@ -1563,6 +1633,7 @@ int main(void)
 		cmocka_unit_test(test_overflow_before_later_bad_line),
 		cmocka_unit_test(test_small_and_empty_files),
 		cmocka_unit_test(test_empty_shares),
+		cmocka_unit_test(test_split_texts_read_again),
 		cmocka_unit_test(test_into_keeps_previous),
 		cmocka_unit_test(test_two_loads_add_up),
 		cmocka_unit_test(test_batch_matches_one_by_one),

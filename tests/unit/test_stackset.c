@@ -336,10 +336,23 @@ static void test_lazy_stacks(void **state)
 	assert_text(&waiting, 0, "q;a;b", 5);
 	assert_text(&waiting, map[0], "a;b", 3);
 
+	/* Kept by its home only (bytes that are not its text, as a mapping
+	 * nothing reads), split from a copy of the text read elsewhere. */
+	struct fk_stackset homed = { 0 };
+	char home[] = "????????", copy[] = "a;b;zz";
+	assert_int_equal(fk_stackset_intern_lazy(&homed, home, 6, fk_text_hash(copy, 6), NULL), 0);
+	assert_true(fk_stackset_split_lazy_from(&homed, 0, copy));
+	memset(copy, '!', sizeof copy - 1); /* the names are the set's own */
+	assert_int_equal(fk_stackset_get(&homed, 0)->nframes, 3);
+	assert_text(&homed, 0, "a;b;zz", 6);
+	assert_true(fk_stackset_split_lazy_from(&homed, 0, home)); /* split already: kept */
+	assert_text(&homed, 0, "a;b;zz", 6);
+
 	fk_stackset_free(&lazy);
 	fk_stackset_free(&eager);
 	fk_stackset_free(&t);
 	fk_stackset_free(&waiting);
+	fk_stackset_free(&homed);
 }
 
 /* Truncated, a set forgets the stacks from an id on; what it kept is
