@@ -560,6 +560,14 @@ bool fk_perf_first_event(const char *p, size_t n, char **event)
 	return ok;
 }
 
+/* A part's line: its frames are copied as they come, so its home is not kept. */
+static bool on_part_line(void *ctx, const char *line, size_t len, const char *home,
+			 uint64_t lineno)
+{
+	(void)home;
+	return on_line(ctx, line, len, lineno);
+}
+
 enum fk_input_result fk_perf_read_part(const char *name, const struct fk_perf_opts *o,
 				       const struct fk_perf_emit *e, struct fk_perf_part *part,
 				       struct fk_diag *d)
@@ -570,7 +578,8 @@ enum fk_input_result fk_perf_read_part(const char *name, const struct fk_perf_op
 	part->lines = 0;
 	enum fk_input_result res = FK_INPUT_ERROR;
 	if (start(&s, d))
-		res = fk_input_buffer_lines(part->p, part->n, name, 0, on_line, &s, d, &part->lines);
+		res = fk_input_pread_lines(part->in, part->off, part->n, name, 0, on_part_line, &s, d,
+					   &part->lines);
 	part->failed = s.failed;
 	finish(&s);
 	return res;

@@ -60,8 +60,8 @@ size_t fk_perf_split(const char *p, size_t n, unsigned parts, size_t *starts);
 bool fk_perf_first_event(const char *p, size_t n, char **event);
 
 struct fk_perf_part {
-	const char *p;       /* the part's bytes */
-	size_t n;
+	const struct fk_input *in; /* the part's bytes: [off, off + n) of this mapped input, */
+	size_t off, n;             /* read with pread() (fk_input_pread_lines) */
 	const char *filter;  /* fk_perf_first_event's answer (when no --event-filter) */
 	/* out */
 	uint64_t lines;      /* lines read: the next part's line numbers follow */

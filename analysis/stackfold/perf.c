@@ -84,7 +84,7 @@ static enum fk_input_result read_parts(struct fk_input *in, const struct fk_perf
 		return FK_INPUT_ERROR;
 	}
 	for (size_t i = 0; i < n; i++) {
-		r[i].part = (struct fk_perf_part){ .p = in->map + starts[i],
+		r[i].part = (struct fk_perf_part){ .in = in, .off = starts[i],
 						   .n = starts[i + 1] - starts[i], .filter = filter };
 		r[i].sum.into = i == 0 ? into : &r[i].own; /* the first keeps the caller's ids */
 		r[i].emit = (struct fk_perf_emit){ .sample = add_sample, .ctx = &r[i].sum };
