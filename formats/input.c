@@ -66,27 +66,11 @@ static bool too_long(struct reader *r)
 	return true;
 }
 
-/* Mapped pages already read are handed back as we go, so memory use stays
- * proportional to what is kept (unique stacks), not to the file's size. */
-
-void fk_input_release(const char *from, const char *to)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1);
-	uintptr_t b = (uintptr_t)to & ~(page - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-/* Splits a mapped (complete) buffer into lines: the zero-copy fast path. */
+/* Splits a complete buffer into lines. */
 static void lines_of_buffer(struct reader *r, const char *p, size_t n)
 {
-	const char *end = p + n, *released = p;
+	const char *end = p + n;
 	while (p < end) {
-		if ((size_t)(p - released) >= FK_INPUT_RELEASE_EVERY) {
-			fk_input_release(released, p);
-			released = p;
-		}
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
 		bool ok = len > FK_INPUT_MAX_LINE ? too_long(r) : emit(r, p, len);
@@ -160,20 +144,6 @@ static bool finish(struct reader *r)
 		return emit(r, r->line, whole);
 	}
 	return !r->stopped;
-}
-
-/* Mapped bytes for a chunk reader, with pages released behind it. */
-static void chunks_of_buffer(struct reader *r, const char *p, size_t n)
-{
-	const char *released = p;
-	for (size_t off = 0; off < n && !r->stopped; off += READ_CHUNK) {
-		size_t len = n - off < READ_CHUNK ? n - off : READ_CHUNK;
-		feed(r, p + off, len);
-		if ((size_t)(p + off - released) >= FK_INPUT_RELEASE_EVERY) {
-			fk_input_release(released, p + off);
-			released = p + off;
-		}
-	}
 }
 
 
@@ -491,7 +461,7 @@ void fk_input_close(struct fk_input *in)
 #define PREAD_BLOCK ((size_t)256 << 10)
 
 struct home_reader {
-	struct reader r;
+	struct reader r;      /* r.fn when lines are passed without their homes */
 	fk_home_line_fn fn;
 	const char *home; /* the mapped byte at buf[0] */
 	char *buf;
@@ -502,7 +472,8 @@ struct home_reader {
 static bool emit_home(struct home_reader *h, const char *p, size_t n)
 {
 	h->r.lineno++;
-	if (!h->fn(h->r.ctx, p, n, h->home + (p - h->buf), h->r.lineno)) {
+	if (!(h->fn ? h->fn(h->r.ctx, p, n, h->home + (p - h->buf), h->r.lineno)
+		    : h->r.fn(h->r.ctx, p, n, h->r.lineno))) {
 		h->r.stopped = true;
 		return false;
 	}
@@ -563,15 +534,15 @@ ssize_t fk_input_pread(const struct fk_input *in, void *buf, size_t n, size_t of
 	return (ssize_t)done;
 }
 
-enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
-					  const char *name, uint64_t first_line,
-					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
-					  uint64_t *lines)
+/* The lines of bytes [off, off + n) of a mapped input, to h->fn or h->r.fn. */
+static enum fk_input_result pread_lines(const struct fk_input *in, size_t off, size_t n,
+					struct home_reader *hr)
 {
-	struct home_reader h = {
-		.r = { .name = name, .ctx = ctx, .d = d, .lineno = first_line },
-		.fn = fn, .home = in->map + off, .cap = PREAD_BLOCK,
-	};
+	struct home_reader h = *hr;
+	const char *name = h.r.name;
+	struct fk_diag *d = h.r.d;
+	h.home = in->map + off;
+	h.cap = PREAD_BLOCK;
 	enum fk_input_result res = FK_INPUT_OK;
 	size_t have = 0, pos = off, end = off + n;
 	if (!(h.buf = malloc(h.cap))) {
@@ -603,18 +574,58 @@ enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off,
 			emit_home(&h, h.buf, have);
 	}
 	free(h.buf);
-	*lines = h.r.lineno - first_line;
+	hr->r = h.r;
 	return res == FK_INPUT_OK && h.r.stopped ? FK_INPUT_STOPPED : res;
+}
+
+enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
+					  const char *name, uint64_t first_line,
+					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
+					  uint64_t *lines)
+{
+	struct home_reader h = {
+		.r = { .name = name, .ctx = ctx, .d = d, .lineno = first_line }, .fn = fn,
+	};
+	enum fk_input_result res = pread_lines(in, off, n, &h);
+	*lines = h.r.lineno - first_line;
+	return res;
+}
+
+/* A mapped input's bytes for a chunk reader, read a block at a time. */
+static enum fk_input_result pread_chunks(const struct fk_input *in, struct reader *r)
+{
+	char *buf = malloc(READ_CHUNK);
+	if (!buf) {
+		fk_diag_error(r->d, "%s: out of memory", r->name);
+		return FK_INPUT_ERROR;
+	}
+	enum fk_input_result res = FK_INPUT_OK;
+	for (size_t off = 0; off < in->map_len && !r->stopped; off += READ_CHUNK) {
+		size_t len = in->map_len - off < READ_CHUNK ? in->map_len - off : READ_CHUNK;
+		ssize_t got = fk_input_pread(in, buf, len, off);
+		if (got != (ssize_t)len) {
+			fk_diag_error(r->d, "%s: %s", r->name,
+				      got < 0 ? strerror(errno) : "file shrank while read");
+			res = FK_INPUT_ERROR;
+			break;
+		}
+		feed(r, buf, len);
+	}
+	free(buf);
+	return res == FK_INPUT_OK && r->stopped ? FK_INPUT_STOPPED : res;
 }
 
 static enum fk_input_result read_stream(struct fk_input *in, struct reader *r)
 {
+	/* A mapped file is read, not touched through its mapping (see
+	 * fk_input_pread_lines). */
+	if (in->map && r->chunk_fn)
+		return pread_chunks(in, r);
 	if (in->map) {
-		if (r->chunk_fn)
-			chunks_of_buffer(r, in->map, in->map_len);
-		else
-			lines_of_buffer(r, in->map, in->map_len);
-		return r->stopped ? FK_INPUT_STOPPED : FK_INPUT_OK;
+		struct home_reader h = { .r = *r };
+		enum fk_input_result res = pread_lines(in, 0, in->map_len, &h);
+		*r = h.r;
+		return res;
 	}
 	const char *p;
 	size_t n;

@@ -1,10 +1,12 @@
-/* input.h - opening an input once and reading it: plain files (mmap), stdin
- * and pipes (large reads), and gzip data from either (zlib, told by its magic
- * bytes, so ".gz" files and compressed pipes both work). fk_input_open peeks
- * at the first decoded bytes and names the input's kind (formats/detect.h);
- * the reader of that kind then takes the same open input, peeked bytes
- * included, as lines, as blocks, or (plain regular files) mapped whole,
- * whose pieces big readers read with pread() (fk_input_pread_lines).
+/* input.h - opening an input once and reading it: plain files (mapped, and
+ * read with pread()), stdin and pipes (large reads), and gzip data from
+ * either (zlib, told by its magic bytes, so ".gz" files and compressed pipes
+ * both work). fk_input_open peeks at the first decoded bytes and names the
+ * input's kind (formats/detect.h); the reader of that kind then takes the
+ * same open input, peeked bytes included, as lines, as blocks, or (plain
+ * regular files) in pieces or mapped whole. Lines and blocks of a plain file
+ * are read with pread(), not through its mapping: on virtual machines a
+ * mapped page's first touch costs several times reading it.
  *
  * Owns: struct fk_input, from fk_input_open to fk_input_close. Lines are
  * passed without their '\n'; a final line without '\n' is still a line.
@@ -42,7 +44,8 @@ struct fk_input {
 	enum fk_input_kind kind; /* sniffed at open; a caller may override it */
 	bool gzip;
 	/* A plain regular file mapped whole (NULL otherwise: read it as a
-	 * stream), for readers that parse in place or across threads. */
+	 * stream), for readers that read it in pieces across threads (its
+	 * addresses saying where bytes lie) or parse it in place. */
 	const char *map;
 	size_t map_len;
 	/* The first decoded bytes (at least FK_DETECT_PEEK, or all of a
@@ -77,12 +80,6 @@ enum fk_input_result fk_input_lines(const char *path, const char *name,
 				    fk_line_fn fn, void *ctx, struct fk_diag *d);
 enum fk_input_result fk_input_chunks(const char *path, const char *name,
 				     fk_chunk_fn fn, void *ctx, struct fk_diag *d);
-
-/* Hands mapped pages between from and to (whole pages only) back to the
- * kernel once read, so memory follows what is kept, not the file size.
- * Readers call it every FK_INPUT_RELEASE_EVERY bytes. */
-void fk_input_release(const char *from, const char *to);
-#define FK_INPUT_RELEASE_EVERY ((size_t)16 << 20)
 
 /* The lines of a buffer, numbered from first_line + 1. *lines gets how many
  * were read. */
