@@ -314,10 +314,11 @@ static size_t window_end(const struct split_range *r, uint32_t id)
 static const char *window_text(struct text_window *w, struct split_range *r, uint32_t id)
 {
 	size_t off = text_offset(r, id), len = fk_stackset_get(r->t, id)->text_len;
-	if (off >= w->from && off + len <= w->to)
+	if (w->buf && off >= w->from && off + len <= w->to)
 		return w->buf + (off - w->from);
 	size_t want = window_end(r, id) - off;
-	if (!FK_GROW(w->buf, w->cap, want, SPLIT_WINDOW)) {
+	/* A buffer even for an empty text (the stack ""): never a null text. */
+	if (!FK_GROW(w->buf, w->cap, want ? want : 1, SPLIT_WINDOW)) {
 		r->err = ENOMEM;
 		return NULL;
 	}

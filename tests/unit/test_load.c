@@ -964,6 +964,16 @@ static void test_small_and_empty_files(void **state)
 	assert_int_equal(fk_stacks_count(&s), 0);
 	assert_int_equal(s.lines, 0);
 	free(err);
+	/* The empty stack alone: its text, read again to be split, is empty
+	 * (a fuzzer's case: never a null text, for clang's UBSan). */
+	const char *only_empty = path_of("only-empty.txt");
+	write_file(only_empty, " 10\nm\n", 6);
+	assert_int_equal(load(only_empty, "1", &s, NULL, &d, &err), FK_INPUT_OK);
+	assert_int_equal(fk_stacks_count(&s), 1);
+	assert_num(s.sums[find(&s, "")].value, "10");
+	free(err);
+	fk_stacks_free(&s);
+	s = (struct fk_stacks){ 0 };
 	/* Missing: an error that names the file. */
 	const char *missing = path_of("missing.txt");
 	assert_int_equal(load(missing, "16", &s, NULL, &d, &err), FK_INPUT_ERROR);
