@@ -27,7 +27,10 @@ static __attribute__((noinline)) unsigned long burn(double ms)
 int main(void)
 {
 	unsigned long x = 0;
-	for (int step = 0; step < 4; step++) {
+	/* 6 steps of 100 ms of CPU: about 600 samples at 999 Hz (one per
+	 * millisecond of CPU), so a sample more or less at a range's edges
+	 * moves a share less than with 4. */
+	for (int step = 0; step < 6; step++) {
 		nvtxRangePushA("step");
 		nvtxRangePushA("forward");
 		x ^= burn(50);

@@ -53,13 +53,16 @@ if [ $cuda = yes ] && [ -e /usr/local/cuda/include/nvtx3/nvToolsExt.h ]; then
 	"$BUILD/stackfold" --nvtx --metric samples "$T/p.sc" > "$T/pf"
 	python3 - "$T/pf" > "$T/shares" <<'PY'
 import sys
+# Shares of the steps' samples: those outside them (the start, slow under
+# ASan: 6 % of one sanitized run's) are in no range.
 tot, by = 0, {}
 for line in open(sys.argv[1]):
     stack, _, v = line.rstrip("\n").rpartition(" ")
     f = stack.split(";")
-    tot += int(v)
-    if f[0] == "step" and len(f) > 1:
-        by[f[1]] = by.get(f[1], 0) + int(v)
+    if f[0] == "step":
+        tot += int(v)
+        if len(f) > 1:
+            by[f[1]] = by.get(f[1], 0) + int(v)
 print(" ".join("%s=%.1f" % (k, 100 * by.get(k, 0) / max(tot, 1)) for k in ("forward", "backward", "optimizer")))
 PY
 	shares=$(cat "$T/shares")
