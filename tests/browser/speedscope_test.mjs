@@ -147,18 +147,28 @@ try {
     }
     // The sandwich table: a header table ("Total", "Self", "Symbol Name"),
     // its rows in the table after it.
-    const rows = await page.evaluate(() => {
+    const tableRows = () => {
       const all = [...document.querySelectorAll('table')];
       const h = all.findIndex((x) =>
         [...x.querySelectorAll('th')].some((th) => th.textContent.trim() === 'Symbol Name'));
       return h >= 0 && all[h + 1] ? [...all[h + 1].querySelectorAll('tr')].map((tr) =>
         [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())) : [];
-    });
+    };
+    const names = [...want[k].frames.keys()].sort();
+    // The rows are a virtual list drawn a frame or more after the header
+    // (on a loaded machine, long after it): read them until this profile's
+    // frames are all shown, for 20 s at most; the check below says which
+    // never were.
+    let rows = [];
+    for (const end = Date.now() + 20000; ; await page.waitForTimeout(100)) {
+      rows = await page.evaluate(tableRows);
+      const shownNames = new Set(rows.map((r) => r[2]));
+      if (names.every((n) => shownNames.has(n)) || Date.now() > end) break;
+    }
     const title = await page.evaluate(() => document.body.innerText.split('\n')[1] || '');
     const label = `profile ${k + 1}/${want.length} (${title})`;
     const got = new Map(rows.map(([total, self, name]) => [name, {
       total: shown(total.replace(/ \(.*\)$/, '')), self: shown(self.replace(/ \(.*\)$/, '')) }]));
-    const names = [...want[k].frames.keys()].sort();
     check(got.size === names.length && names.every((n) => got.has(n)),
           `${label}: the sandwich table lists the ${names.length} folded frames`,
           `shown ${got.size}: ${[...got.keys()].filter((n) => !want[k].frames.has(n)).slice(0, 5).join(', ')}`
