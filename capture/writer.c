@@ -743,10 +743,15 @@ static void write_start(void)
 	if (getcwd(cwd, sizeof cwd)) /* readers shorten Python file names with it */
 		put_meta(&meta, "cwd", cwd, strlen(cwd));
 	win_start_file(&meta, &windows);
-	fk_cap_chunk_encode(&out, FK_CAP_META, seq++, meta.p, meta.len);
+	/* Stored: a few hundred bytes, for which zstd would make its context
+	 * on the program's thread (one per thread, kept), 0.25 ms and a dozen
+	 * page faults at every start on a VM; that thread seldom compresses
+	 * anything else (writer_poll's cycles store small chunks). */
+	fk_cap_chunk_encode_stored(&out, FK_CAP_META, seq++, meta.p, meta.len);
 	put_clock(&clock);
-	fk_cap_chunk_encode(&out, FK_CAP_CLOCK, seq++, clock.p, clock.len);
-	emit(&out, FK_CAP_WINDOWS, &windows);
+	fk_cap_chunk_encode_stored(&out, FK_CAP_CLOCK, seq++, clock.p, clock.len);
+	if (windows.len && !windows.failed)
+		fk_cap_chunk_encode_stored(&out, FK_CAP_WINDOWS, seq++, windows.p, windows.len);
 	write_out(&out);
 	fk_cap_buf_free(&out);
 	fk_cap_buf_free(&meta);

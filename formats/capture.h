@@ -213,11 +213,13 @@ static inline void fk_cap_put_alloc(struct fk_cap_buf *b, struct fk_cap_allocs_w
 
 void fk_cap_header_encode(uint8_t out[FK_CAP_HEADER_SIZE], const struct fk_cap_header *h);
 
-/* Appends one chunk (header + payload, zlib-compressed when that is
+/* Appends one chunk (header + payload, zstd-compressed when that is
  * smaller) to out. false when out of memory or the payload is too big. */
 bool fk_cap_chunk_encode(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 			 const uint8_t *payload, size_t len);
-/* The same, never compressed (tests and fuzzing: no zlib state per chunk). */
+/* The same, never compressed: chunks too small to pay for a compressor
+ * context on the thread that writes them (the shim's start and its cycles
+ * on a program's own thread), tests and fuzzing. */
 bool fk_cap_chunk_encode_stored(struct fk_cap_buf *out, uint16_t type, uint64_t seq,
 				const uint8_t *payload, size_t len);
 
