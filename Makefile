@@ -44,7 +44,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 # (libcupti itself is loaded at run time); without them, nocuda.c.
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
-SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/freefilter.c capture/sampleset.c capture/shimheap.c capture/cfi.c capture/cfiunwind.c formats/capwrite.c \
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/expgap.c capture/freefilter.c capture/sampleset.c capture/shimheap.c capture/cfi.c capture/cfiunwind.c formats/capwrite.c \
 	     capture/window.c capture/togglesig.c capture/cudaprof.c formats/capwindow.c capture/sigmask.c \
 	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c capture/stackmemo.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
@@ -123,7 +123,7 @@ $(BUILD)/pic/%.o: %.c
 # exist only when built with CUPTI: --undefined-version, or lld refuses).
 $(BUILD)/libstackcap.so: $(SHIM_OBJS) capture/libstackcap.map
 	$(CC) -shared -Wl,-z,defs -Wl,--version-script=capture/libstackcap.map -Wl,--undefined-version \
-		$(LDFLAGS) $(SHIM_OBJS) -lunwind -lz -lzstd -lm -ldl -pthread -o $@
+		$(LDFLAGS) $(SHIM_OBJS) -lunwind -lz -lzstd -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -147,10 +147,11 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 		tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUILD)/libflamekit.a $(LIBS) -ldl -lcmocka -o $@
 
 # The shim's pure functions: Python frames (line tables, the merge, names),
-# the sampled-address set, the shim's own heap, the writer's stack memo and
-# the event ring.
+# the sampled-address set, the shim's own heap, the writer's stack memo,
+# the event ring and the sampled allocations' gaps (held against libm).
 CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap \
-		 $(BUILD)/tests/test_stackmemo $(BUILD)/tests/test_ring $(BUILD)/tests/test_cfiunwind
+		 $(BUILD)/tests/test_stackmemo $(BUILD)/tests/test_ring $(BUILD)/tests/test_cfiunwind \
+		 $(BUILD)/tests/test_expgap
 # Each is its test program and the one file it tests (ring.h: a header;
 # the unwinder: its rules too, and libunwind to hold it against; the
 # sampled set and the shim's heap: the free hook's filter they count in).
@@ -158,6 +159,7 @@ $(BUILD)/tests/test_ring: capture/ring.h
 $(BUILD)/tests/test_cfiunwind: capture/cfi.c
 $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap: capture/freefilter.c
 $(BUILD)/tests/test_cfiunwind: TEST_LIBS := -lunwind -pthread
+$(BUILD)/tests/test_expgap: TEST_LIBS := -lm
 $(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c
 $(CAPTURE_TESTS): $(BUILD)/tests/test_%: tests/unit/capture/test_%.c
 	@mkdir -p $(dir $@)

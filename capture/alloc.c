@@ -18,11 +18,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "capture/expgap.h"
 #include "capture/freefilter.h"
 #include "capture/sampleset.h"
 #include "capture/shim.h"
@@ -132,16 +132,10 @@ static struct thread_state *recording(void)
 	return ts;
 }
 
-/* Exponential gaps between sampled bytes: each byte is sampled with
- * probability 1/mean, so an allocation of n bytes is kept with
- * probability 1 - exp(-n/mean) (the analysis divides by it). */
+/* Exponential gaps between sampled bytes (expgap.h). */
 uint64_t alloc_next_gap(uint64_t *rng)
 {
-	if (!shim_cfg.alloc_sample)
-		return 0;
-	*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
-	double u = ((double)(*rng >> 11) + 0.5) / 9007199254740992.0;
-	return (uint64_t)(-log(u) * (double)shim_cfg.alloc_sample) + 1;
+	return shim_cfg.alloc_sample ? expgap_next(rng, shim_cfg.alloc_sample) : 0;
 }
 
 static bool sampled(struct thread_state *ts, size_t n)

@@ -564,7 +564,7 @@ if begin "b. a program with the shim's internal names exported: each stays its o
 				cap "$c" -- --alloc-sample 65536 "$P/namesakes_dyn"
 			fi
 			want_rc 0
-			want_out "own answers: 12 of 12"
+			want_out "own answers: 13 of 13"
 			want_clean "$c" "$opt capture"
 			grep -q "called from outside" "$T/err" && problem "$opt: $(grep 'called from outside' "$T/err" | head -1)"
 		done

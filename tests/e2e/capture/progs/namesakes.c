@@ -31,6 +31,7 @@ NAMESAKE(shimheap_free)
 NAMESAKE(sampleset_add)
 NAMESAKE(sampleset_take)
 NAMESAKE(alloc_next_gap)
+NAMESAKE(expgap_next)
 NAMESAKE(writer_start)
 NAMESAKE(writer_poll)
 NAMESAKE(shim_now_ns)
@@ -42,7 +43,7 @@ NAMESAKE(py_detect)
 int main(void)
 {
 	int (*const all[])(void) = { shimheap_alloc, shimheap_free, sampleset_add, sampleset_take,
-				     alloc_next_gap, writer_start, writer_poll, shim_now_ns,
+				     alloc_next_gap, expgap_next, writer_start, writer_poll, shim_now_ns,
 				     stack_memo_get, fk_cap_chunk_encode, win_init, py_detect };
 	int answers = 0;
 	mine = 1;
