@@ -27,9 +27,10 @@ double expgap_neg_log(double u)
 		m *= 0.5;
 		e++;
 	}
-	double f = m - 1.0, s = f / (2.0 + f), s2 = s * s, series = 1.0 / 23;
-	for (int k = 21; k >= 3; k -= 2)
-		series = series * s2 + 1.0 / k;
+	double f = m - 1.0, s = f / (2.0 + f), s2 = s * s;
+	double series = 1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 * (1.0 / 11 +
+			s2 * (1.0 / 13 + s2 * (1.0 / 15 + s2 * (1.0 / 17 + s2 * (1.0 / 19 +
+			s2 * (1.0 / 21 + s2 * (1.0 / 23))))))))));
 	double ln_m = f - s * (f - 2.0 * s2 * series);
 	return -((double)e * LN2_HI + ((double)e * LN2_LO + ln_m));
 }
