@@ -465,9 +465,12 @@ static size_t piece_start(const struct fk_input *in, unsigned i, unsigned n)
 	size_t len = in->map_len;
 	if (i == 0 || i >= n)
 		return i == 0 ? 0 : len;
-	char buf[4096];
-	for (size_t off = len / n * i; off < len;) {
-		ssize_t got = fk_input_pread(in, buf, sizeof buf, off);
+	/* Most lines end within the first 4 KiB; a line of megabytes at a cut
+	 * is then read 64 KiB a call, not 4. */
+	char buf[64 << 10];
+	size_t want = 4096;
+	for (size_t off = len / n * i; off < len; want = sizeof buf) {
+		ssize_t got = fk_input_pread(in, buf, want, off);
 		if (got <= 0)
 			break; /* the reader before reads to the end and says why */
 		const char *nl = memchr(buf, '\n', (size_t)got);
