@@ -36,26 +36,32 @@ __attribute__((no_sanitize("address"))) static uintptr_t load(uintptr_t at)
 
 /* The stack kept for these registers, if its words are unchanged: its
  * frames, or -1 for a walk that failed; -2 when there is none. */
-static int kept(const struct cfi_stack *s, uintptr_t pc, uintptr_t sp, uintptr_t bp,
-		uintptr_t hi, uintptr_t *out, int max)
+static int kept(const struct cfi_cache *c, const struct cfi_stack *s, uintptr_t pc,
+		uintptr_t sp, uintptr_t bp, uintptr_t hi, uintptr_t *out, int max)
 {
 	if (s->pc != pc || s->sp != sp || (s->bp_used && s->bp != bp) || s->max != max ||
 	    s->hi != hi)
 		return -2;
+	const uintptr_t *words = &c->pool[s->at];
 	uintptr_t differ = 0;
-	for (uint32_t i = 0; i < s->nchecks; i++)
-		differ |= load(s->checks[i].at) ^ s->checks[i].was;
+	for (uint32_t i = 0; i < 2 * s->nchecks; i += 2)
+		differ |= load(words[i]) ^ words[i + 1];
 	if (differ)
 		return -2;
 	if (s->n > 0)
-		memcpy(out, s->out, (size_t)s->n * sizeof *out);
+		memcpy(out, words + 2 * s->nchecks, (size_t)s->n * sizeof *out);
 	return s->n;
 }
 
-/* A walk, noting in s what it read, until it is deeper than s can keep
- * (s is then NULL). */
+struct cfi_check {
+	uintptr_t at, was;
+};
+
+/* A walk, noting in s (its words from checks on) what it read, until it
+ * is deeper than s can keep (s is then NULL). */
 struct walk {
 	struct cfi_stack *s;
+	uintptr_t *checks;
 	struct cfi_check bp_from; /* where bp was loaded; at 0: bp is the innermost frame's */
 	bool bp_checked;          /* bp's current value is among the checks */
 };
@@ -64,11 +70,13 @@ static void note(struct walk *w, uintptr_t at, uintptr_t was)
 {
 	if (!w->s)
 		return;
-	if (w->s->nchecks == sizeof w->s->checks / sizeof *w->s->checks) {
+	if (w->s->nchecks == 2 * (CFI_STACK_MAX + 1)) {
 		w->s = NULL; /* cannot happen (two a step): never keep what was not checked */
 		return;
 	}
-	w->s->checks[w->s->nchecks++] = (struct cfi_check){ at, was };
+	w->checks[2 * w->s->nchecks] = at;
+	w->checks[2 * w->s->nchecks + 1] = was;
+	w->s->nchecks++;
 }
 
 /* A rule reads bp: the walk depends on where bp came from. */
@@ -145,38 +153,57 @@ static struct cfi_stack *stack_slot(struct cfi_cache *c, uintptr_t pc, uintptr_t
 	return &c->stacks[(key * 0x9E3779B97F4A7C15u) >> 60];
 }
 
+/* The stacks kept forgotten, and their pool emptied. */
+static void forget_stacks(struct cfi_cache *c)
+{
+	for (size_t i = 0; i < CFI_STACKS; i++)
+		if (c->stacks[i].pc)
+			c->stacks[i].pc = 0;
+	c->pool_used = 0;
+}
+
 /* Every rule and stack kept forgotten, writing only to pages in use. */
 static void forget(struct cfi_cache *c)
 {
 	for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
 		if (c->slots[i].pc)
 			c->slots[i].pc = 0;
-	for (size_t i = 0; i < CFI_STACKS; i++)
-		if (c->stacks[i].pc)
-			c->stacks[i].pc = 0;
+	forget_stacks(c);
 }
 
-int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t lo,
-		  uintptr_t hi, uintptr_t *out, int max)
+/* Whether a walk from sp may start: its rules forgotten first when code
+ * was unloaded since the cache was filled. */
+static bool walkable(struct cfi_cache *c, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
 	if (sp < lo || sp >= hi)
-		return -1;
+		return false;
 	uint32_t now = atomic_load_explicit(&generation, memory_order_acquire);
 	if (c->generation != now) {
 		forget(c);
 		c->generation = now;
 	}
+	return true;
+}
+
+int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t lo,
+		  uintptr_t hi, uintptr_t *out, int max)
+{
+	if (!walkable(c, sp, lo, hi))
+		return -1;
 	if (max <= 0)
 		return 0;
 	struct cfi_stack *s = stack_slot(c, pc, sp, bp, hi);
-	int n = kept(s, pc, sp, bp, hi, out, max);
+	int n = kept(c, s, pc, sp, bp, hi, out, max);
 	if (n != -2)
 		return n;
-	/* Walk, keeping what it read while the stack fits. */
+	/* Walk, keeping what it read while the stack fits, at the pool's end. */
+	if (c->pool_used > CFI_POOL_WORDS - CFI_STACK_WORDS)
+		forget_stacks(c);
 	s->pc = 0;
 	s->bp_used = false;
 	s->nchecks = 0;
-	struct walk w = { s, { 0, 0 }, false };
+	s->at = c->pool_used;
+	struct walk w = { s, &c->pool[s->at], { 0, 0 }, false };
 	n = walk(c, &w, pc, sp, bp, hi, out, max);
 	if (w.s && n <= CFI_STACK_MAX) {
 		s->sp = sp;
@@ -184,10 +211,22 @@ int cfi_backtrace(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
 		s->hi = hi;
 		s->max = max;
 		s->n = n;
-		if (n > 0)
-			memcpy(s->out, out, (size_t)n * sizeof *out);
+		uint32_t frames = n > 0 ? (uint32_t)n : 0;
+		memcpy(&c->pool[s->at + 2 * s->nchecks], out, frames * sizeof *out);
+		c->pool_used = s->at + 2 * s->nchecks + frames;
 		s->pc = pc;
 	}
 	return n;
+}
+
+int cfi_backtrace_once(struct cfi_cache *c, uintptr_t pc, uintptr_t sp, uintptr_t bp,
+		       uintptr_t lo, uintptr_t hi, uintptr_t *out, int max)
+{
+	if (!walkable(c, sp, lo, hi))
+		return -1;
+	if (max <= 0)
+		return 0;
+	struct walk w = { NULL, NULL, { 0, 0 }, false };
+	return walk(c, &w, pc, sp, bp, hi, out, max);
 }
 

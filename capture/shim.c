@@ -272,7 +272,8 @@ static uint32_t walk_frame_pointers(const struct thread_state *ts, uintptr_t fp,
 }
 
 /* The interrupted stack: by frame pointers when asked; else by the
- * hooks' cached .eh_frame rules (a frame a few loads, where libunwind
+ * hooks' cached .eh_frame rules, the stack itself not kept (a frame a few
+ * loads, where libunwind
  * stepped at some 1,000 instructions a frame here), and by libunwind
  * where those give up (counted: shim_unwind_fallbacks): a signal frame
  * below, code without CFI, an alternate stack. Safe in the handler: the
@@ -292,9 +293,9 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 	}
 	int got = -1;
 	if (ts->stack_hi && !shim_cfg.libunwind_only)
-		got = cfi_backtrace(&ts->cfi, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-				    (uintptr_t)regs[REG_RBP], ts->stack_lo, ts->stack_hi,
-				    (uintptr_t *)ips, MAX_FRAMES);
+		got = cfi_backtrace_once(&ts->cfi, (uintptr_t)regs[REG_RIP],
+					 (uintptr_t)regs[REG_RSP], (uintptr_t)regs[REG_RBP],
+					 ts->stack_lo, ts->stack_hi, (uintptr_t *)ips, MAX_FRAMES);
 	uint32_t n = got > 0 ? (uint32_t)got : 0;
 	if (got <= 0) {
 		if (!shim_cfg.libunwind_only)

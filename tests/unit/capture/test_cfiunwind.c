@@ -420,6 +420,79 @@ static void test_kept_stack_checks_its_words(void **state)
 	assert_true(a.got[2] != b.got[2]);
 }
 
+/* More stacks, and deeper, than the pool holds: each walk that is kept
+ * takes the pool's next words, the pool starts over when the deepest
+ * stack might not fit, and every walk, kept or not, is libunwind's. */
+static void test_kept_stacks_share_a_pool(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	memset(&cache, 0, sizeof cache);
+	struct walked w;
+	int restarts = 0;
+	uint32_t used = 0;
+	for (int round = 0; round < 2; round++)
+		for (int depth = CFI_STACK_MAX - 40; depth < CFI_STACK_MAX - 8; depth++) {
+			recurse(&w, DEEP, depth);
+			assert_true(w.n > depth);
+			assert_same_frames(&w);
+			assert_true(cache.pool_used <= CFI_POOL_WORDS);
+			restarts += cache.pool_used < used;
+			used = cache.pool_used;
+			/* This walk is kept, its frames after its checks. */
+			bool kept = false;
+			for (size_t i = 0; i < CFI_STACKS; i++) {
+				const struct cfi_stack *s = &cache.stacks[i];
+				if (!s->pc)
+					continue;
+				assert_true(s->at + 2 * s->nchecks + (uint32_t)s->n <=
+					    cache.pool_used);
+				kept |= s->n == w.n &&
+					memcmp(&cache.pool[s->at + 2 * s->nchecks], w.got,
+					       (size_t)w.n * sizeof *w.got) == 0;
+			}
+			assert_true(kept || w.n > CFI_STACK_MAX);
+		}
+	/* 32 stacks of 90 to 130 frames, each kept one 300 to 600 words: 80
+	 * KiB holds 20 or so. */
+	assert_true(restarts >= 1);
+	/* A short stack after: a few words, at the pool's end. */
+	uint32_t before = cache.pool_used;
+	caller_a(&w);
+	assert_same_frames(&w);
+	assert_true(cache.pool_used > before && cache.pool_used - before < 64);
+}
+
+/* The CPU sampler's walk keeps rules, not stacks. */
+__attribute__((noinline)) static void walk_once_here(struct walked *w, int max)
+{
+	uintptr_t pc, sp, bp;
+	__asm__ volatile("mov %%rbp, %2\n\tlea 0(%%rip), %0\n\tmov %%rsp, %1"
+			 : "=&r"(pc), "=&r"(sp), "=&r"(bp));
+	w->n = cfi_backtrace_once(&cache, pc, sp, bp, stack_low, stack_top, w->got, max);
+	w->expected_n = unw_backtrace((void **)w->expected, max);
+}
+
+static void test_once_keeps_no_stack(void **state)
+{
+	(void)state;
+	setup_stack_top();
+	memset(&cache, 0, sizeof cache);
+	struct walked w;
+	for (int again = 0; again < 2; again++) {
+		walk_once_here(&w, MAX);
+		assert_true(w.n > 2);
+		assert_same_frames(&w);
+	}
+	for (size_t i = 0; i < CFI_STACKS; i++)
+		assert_true(cache.stacks[i].pc == 0);
+	assert_int_equal(cache.pool_used, 0);
+	size_t rules = 0;
+	for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
+		rules += cache.slots[i].pc != 0;
+	assert_true(rules >= (size_t)w.n - 1);
+}
+
 static void test_forget_all(void **state)
 {
 	(void)state;
@@ -487,12 +560,13 @@ static struct interrupted {
 static volatile sig_atomic_t ntaken;
 
 /* Both walks of the stack a signal stopped, from its context: the fast
- * one (-1: left to libunwind) into got, libunwind's into expected. */
+ * one as the shim's handler walks (-1: left to libunwind) into got,
+ * libunwind's into expected. */
 static int walk_both(void *uctx, uintptr_t *got, uintptr_t *expected, int *expected_n)
 {
 	const greg_t *regs = ((ucontext_t *)uctx)->uc_mcontext.gregs;
-	int n = cfi_backtrace(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
-			      (uintptr_t)regs[REG_RBP], stack_low, stack_top, got, MAX);
+	int n = cfi_backtrace_once(&cache, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP],
+				   (uintptr_t)regs[REG_RBP], stack_low, stack_top, got, MAX);
 	*expected_n = 0;
 	unw_cursor_t cur;
 	if (unw_init_local2(&cur, (unw_context_t *)uctx, UNW_INIT_SIGNAL_FRAME) == 0) {
@@ -653,6 +727,8 @@ int main(void)
 		cmocka_unit_test(test_real_stacks_match_libunwind),
 		cmocka_unit_test(test_max_cuts),
 		cmocka_unit_test(test_deeper_than_kept),
+		cmocka_unit_test(test_kept_stacks_share_a_pool),
+		cmocka_unit_test(test_once_keeps_no_stack),
 		cmocka_unit_test(test_signal_frame_left_to_libunwind),
 		cmocka_unit_test(test_kept_stack_checks_its_words),
 		cmocka_unit_test(test_forget_all),
