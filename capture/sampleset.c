@@ -11,14 +11,16 @@
  * 2^k. New addresses go to the widest reach so far, and one that needed
  * more than WIDEN_AFTER probes to place opens the next, twice as wide (no
  * count of the live addresses: one more locked instruction in each add
- * and take, the dearest thing they did). The first is 4,096 slots (32
- * KiB, 8 pages): most programs never need more, and a sampled
- * allocation's add and take then touch lines the cache keeps, not a
- * random line of megabytes (and, the first time, a page fault). The
- * widest, 2^18 slots: at a 512 KiB sampling mean, 196,608 sampled blocks
- * live at once is some 100 GB of heap. Entries never move: a take looks
- * in every reach opened, widest first. */
-#define FIRST_REACH 12
+ * and take, the dearest thing they did). The first is 512 slots (4 KiB,
+ * one page): a program with few sampled blocks live at once never needs
+ * more, and a sampled allocation's add and take then touch lines the
+ * cache keeps, not a random line of megabytes (and, the first time, a
+ * page fault each: 4,096 slots first cost a malloc loop 8 of them, 10 us
+ * each on a VM). The widest, 2^18 slots: at a 512 KiB sampling mean,
+ * 196,608 sampled blocks live at once is some 100 GB of heap. Entries
+ * never move: a take looks in every reach opened, widest first, ten at
+ * most. */
+#define FIRST_REACH 9
 #define LAST_REACH 18
 #define SLOTS ((size_t)2 << LAST_REACH) /* reach k at [2^k, 2^(k+1)) */
 #define MAX_PROBE 64        /* probes before a reach counts as full */
