@@ -70,13 +70,18 @@ static void set_status(const char *fmt, const char *what, CUptiResult rc)
 	atomic_fetch_add(&status_version, 1);
 }
 
-unsigned cupti_status(char *buf, size_t n, bool *monotonic)
+/* The version first: a text set meanwhile is copied under the older one,
+ * and copied again at the next call, never lost. */
+unsigned cupti_status(unsigned seen, char *buf, size_t n, bool *monotonic)
 {
+	unsigned version = atomic_load(&status_version);
+	if (version == seen)
+		return seen;
 	pthread_mutex_lock(&lock);
 	snprintf(buf, n, "%s", status);
 	*monotonic = clock_monotonic;
 	pthread_mutex_unlock(&lock);
-	return atomic_load(&status_version);
+	return version;
 }
 
 /* ---- API callbacks: host stacks by correlation id ---- */

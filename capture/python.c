@@ -76,10 +76,11 @@ static void set_status(const char *fmt, const char *version, const char *why)
 	atomic_fetch_add(&status_version, 1);
 }
 
-unsigned py_status(char *buf, size_t n)
+unsigned py_status(unsigned seen, char *buf, size_t n)
 {
 	unsigned v = atomic_load(&status_version);
-	snprintf(buf, n, "%s", status);
+	if (v != seen)
+		snprintf(buf, n, "%s", status);
 	return v;
 }
 

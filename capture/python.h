@@ -61,9 +61,9 @@ void py_detect(void);
  * every read of Python memory is guarded. */
 uint32_t py_walk(uint64_t *out, uint32_t n, uint32_t max);
 /* META python: what the shim did ("CPython 3.11.2: frames on", ...), or
- * "" when no interpreter was found; the returned version changes with the
- * text. */
-unsigned py_status(char *buf, size_t n);
+ * "" when no interpreter was found, copied into buf when its version (the
+ * returned value, which changes with the text) is not seen. */
+unsigned py_status(unsigned seen, char *buf, size_t n);
 /* Is ip (a stored stack address) inside the interpreter's evaluation
  * function? */
 bool py_is_eval(uint64_t ip);

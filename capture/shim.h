@@ -227,9 +227,11 @@ void cupti_stop(void);             /* flush what CUPTI holds (not in a forked ch
 void cupti_after_fork_child(void);
 /* The GPU payloads completed since the last call. */
 void cupti_take(struct fk_cap_buf *kernels, struct fk_cap_buf *memory);
-/* "on (...)" or "off: why"; the version changes with the text.
- * *monotonic: GPU times are CLOCK_MONOTONIC (else CUPTI's realtime). */
-unsigned cupti_status(char *buf, size_t n, bool *monotonic);
+/* "on (...)" or "off: why", and its version, which changes with the text;
+ * buf and *monotonic (GPU times are CLOCK_MONOTONIC, else CUPTI's
+ * realtime) are set only when the version is not seen, the caller's last
+ * (a cycle's call, not a snprintf). */
+unsigned cupti_status(unsigned seen, char *buf, size_t n, bool *monotonic);
 
 /* nvtx.c (nothing without the CUDA headers) */
 void nvtx_prepare(void);           /* constructor: NVTX_INJECTION64_PATH */

@@ -42,6 +42,12 @@
  * in a few warm pages. 50 ms of a malloc loop's records touched 200 new
  * pages, each first touch 10 us on a VM: 5 % of that loop's time. */
 #define INLINE_FILL_BYTES (16u << 10)
+/* Such a cycle leaves its chunks in kept_out, after those of the cycles
+ * before, until they reach this size or the last write is a cycle's time
+ * old: a write(2) each (220 of a few hundred bytes in the malloc loop of
+ * make bench, 2 us each on a VM) cost more than the bytes. A killed run
+ * loses no more than before: the last 50 ms, and the ring's last 16 KiB. */
+#define INLINE_WRITE_BYTES (4u << 10)
 
 static int out_fd = -1;
 static int kick_fd = -1;
@@ -54,6 +60,7 @@ static _Atomic bool inline_cycles;
 static bool inline_allowed;             /* writer_start's word, for a forked child */
 static _Atomic bool kicked;             /* a ring is filling: cycle at the next poll */
 static _Atomic uint64_t last_cycle_ns;  /* when the last cycle began */
+static uint64_t last_write_ns;          /* when a cycle last wrote its chunks out */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- stack interning: (parent, ip) -> node id, ids from 1 ---- */
@@ -76,7 +83,7 @@ static size_t node_hash(uint32_t parent, uint64_t ip)
 
 static bool nodes_grow(void)
 {
-	size_t cap = nodes ? (nodes_mask + 1) * 2 : 1 << 10; /* 16 KiB: a few pages touched */
+	size_t cap = nodes ? (nodes_mask + 1) * 2 : 1 << 8; /* 4 KiB: a page touched, 127 nodes */
 	struct node_key *t = calloc(cap, sizeof *t);
 	if (!t)
 		return false;
@@ -418,7 +425,8 @@ static void put_count(struct fk_cap_buf *meta, bool final, const char *key, uint
 
 /* The cycles' buffers, emptied, kept from one cycle to the next at their
  * largest: freed and grown again every 50 ms they would split up the heap
- * of a program whose own thread runs the cycles. */
+ * of a program whose own thread runs the cycles. kept_out also keeps the
+ * chunks not written yet (INLINE_WRITE_BYTES). */
 static struct cycle kept;
 static struct fk_cap_buf kept_out;
 
@@ -428,14 +436,14 @@ static void empty(struct fk_cap_buf *b)
 	b->failed = false;
 }
 
-/* A cycle's state: the kept buffers, emptied; counts at 0 (the times are
- * the caller's to set). */
+/* A cycle's state: the kept buffers, emptied, the output with the chunks
+ * still to write; counts at 0 (the times are the caller's to set). */
 static struct cycle cycle_start(struct fk_cap_buf *out)
 {
 	struct cycle c = kept;
 	*out = kept_out;
 	struct fk_cap_buf *bufs[] = { &c.stacks, &c.samples, &c.allocs, &c.threads, &c.drops,
-				      &c.modules, &c.gpu_api, &c.nvtx, &c.pyframes, &c.windows, out };
+				      &c.modules, &c.gpu_api, &c.nvtx, &c.pyframes, &c.windows };
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
 		empty(bufs[i]);
 	c.ts = NULL;
@@ -532,7 +540,7 @@ static void cycle(bool final)
 	cupti_take(&kernels, &memory);
 	char gpu[256];
 	bool monotonic;
-	unsigned version = cupti_status(gpu, sizeof gpu, &monotonic);
+	unsigned version = cupti_status(gpu_status_seen, gpu, sizeof gpu, &monotonic);
 	if (version != gpu_status_seen) {
 		gpu_status_seen = version;
 		fk_cap_put_string(&meta, "gpu", 3);
@@ -541,7 +549,7 @@ static void cycle(bool final)
 		fk_cap_put_string(&meta, monotonic ? "monotonic" : "realtime", monotonic ? 9 : 8);
 	}
 	char python[160];
-	unsigned python_version = py_status(python, sizeof python);
+	unsigned python_version = py_status(python_status_seen, python, sizeof python);
 	if (python_version != python_status_seen && python[0]) {
 		python_status_seen = python_version;
 		fk_cap_put_string(&meta, "python", 6);
@@ -583,7 +591,12 @@ static void cycle(bool final)
 		fk_cap_buf_free(&clock);
 		fk_cap_buf_free(&end);
 	}
-	write_out(&out);
+	if (final || !atomic_load_explicit(&inline_cycles, memory_order_relaxed) ||
+	    out.len >= INLINE_WRITE_BYTES || c.t_samples - last_write_ns >= CYCLE_NS) {
+		write_out(&out);
+		empty(&out);
+		last_write_ns = c.t_samples;
+	}
 	kept = c;
 	kept_out = out;
 	fk_cap_buf_free(&kernels);
@@ -822,6 +835,7 @@ static void reset_tables(void)
 	nodes_mask = 0;
 	next_node = 1;
 	stack_memo_clear(&memo);
+	empty(&kept_out); /* a forked child's: its parent's chunks */
 	seq = 0;
 	total_samples = total_allocs = total_drops = 0;
 	seen_adds = seen_subs = ~0ull;
@@ -835,7 +849,8 @@ bool writer_start(bool single_threaded)
 	reset_tables();
 	inline_allowed = single_threaded;
 	atomic_store(&inline_cycles, single_threaded);
-	atomic_store(&last_cycle_ns, shim_now_ns());
+	last_write_ns = shim_now_ns();
+	atomic_store(&last_cycle_ns, last_write_ns);
 	out_fd = open_output();
 	remember_stderr();
 	if (out_fd < 0) {

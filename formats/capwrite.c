@@ -16,11 +16,16 @@ void fk_cap_buf_free(struct fk_cap_buf *b)
 	*b = (struct fk_cap_buf){ 0 };
 }
 
+/* A buffer starts small: the shim's writer keeps a dozen, most of which
+ * hold a varint or two a cycle, and at 4 KiB each they took a page each
+ * (a page fault, 10 us on a VM, for every one). */
+#define FIRST_CAPACITY 256
+
 static bool reserve(struct fk_cap_buf *b, size_t n)
 {
 	if (b->failed)
 		return false;
-	if (n > SIZE_MAX - b->len || !FK_GROW(b->p, b->cap, b->len + n, 4096)) {
+	if (n > SIZE_MAX - b->len || !FK_GROW(b->p, b->cap, b->len + n, FIRST_CAPACITY)) {
 		b->failed = true;
 		return false;
 	}
