@@ -121,9 +121,17 @@ $(BUILD)/pic/%.o: %.c
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 # Its exports: capture/libstackcap.map (the injection entry points in it
 # exist only when built with CUPTI: --undefined-version, or lld refuses).
+# zstd and zlib are linked in when their static archives are there
+# (Debian's -dev packages ship them, position-independent): two libraries
+# fewer for the loader of every traced process, 0.27 ms of its start on
+# the VM; the version script keeps their symbols the shim's own.
+# libunwind's archive is not position-independent: it stays a library.
+SHIM_STATIC := $(and $(filter /%,$(shell $(CC) -print-file-name=libzstd.a)),$(filter /%,$(shell $(CC) -print-file-name=libz.a)))
+SHIM_COMPRESS_STATIC := -Wl,-Bstatic -lzstd -lz -Wl,-Bdynamic
+SHIM_COMPRESS := $(if $(SHIM_STATIC),$(SHIM_COMPRESS_STATIC),-lzstd -lz)
 $(BUILD)/libstackcap.so: $(SHIM_OBJS) capture/libstackcap.map
 	$(CC) -shared -Wl,-z,defs -Wl,--version-script=capture/libstackcap.map -Wl,--undefined-version \
-		$(LDFLAGS) $(SHIM_OBJS) -lunwind -lz -lzstd -ldl -pthread -o $@
+		$(LDFLAGS) $(SHIM_OBJS) $(SHIM_COMPRESS) -lunwind -ldl -pthread -o $@
 
 # Unit tests: one cmocka program per tests/unit/test_*.c.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -556,7 +556,13 @@ fi
 # shim exports only what it interposes, so it calls its own, and the
 # program's stay the program's.
 if begin "b. a program with the shim's internal names exported: each stays its own, clean capture"; then
-	if cc -O1 -g -fno-omit-frame-pointer -rdynamic "$HERE/progs/namesakes.c" -o "$P/namesakes_dyn" 2> "$T/cc.err"; then
+	# zstd and zlib linked into the shim (the Makefile, when their static
+	# archives are there): their functions are the shim's own as well.
+	linked_in= want_own=13
+	if command -v readelf > /dev/null && ! readelf -d "$BUILD/libstackcap.so" | grep -q 'NEEDED.*libz'; then
+		linked_in=-DLINKED_IN want_own=17
+	fi
+	if cc -O1 -g -fno-omit-frame-pointer -rdynamic $linked_in "$HERE/progs/namesakes.c" -o "$P/namesakes_dyn" 2> "$T/cc.err"; then
 		for opt in --alloc-sample --alloc; do
 			if [ "$opt" = --alloc ]; then
 				cap "$c" -- --alloc "$P/namesakes_dyn"
@@ -564,7 +570,7 @@ if begin "b. a program with the shim's internal names exported: each stays its o
 				cap "$c" -- --alloc-sample 65536 "$P/namesakes_dyn"
 			fi
 			want_rc 0
-			want_out "own answers: 13 of 13"
+			want_out "own answers: $want_own of $want_own"
 			want_clean "$c" "$opt capture"
 			grep -q "called from outside" "$T/err" && problem "$opt: $(grep 'called from outside' "$T/err" | head -1)"
 		done

@@ -4,6 +4,10 @@
  * that exported its internals would call these instead of its own. Each
  * says so and aborts when anyone but main calls it.
  *
+ * With -DLINKED_IN (a shim that has zstd and zlib linked in) the
+ * libraries' functions the shim calls are among them: its copies are its
+ * own too, and the program's crc32 stays the program's.
+ *
  * main calls each once itself (they are its own, and answer 42), then
  * allocates 20,000 blocks of 4096 bytes and frees them.
  */
@@ -39,12 +43,22 @@ NAMESAKE(stack_memo_get)
 NAMESAKE(fk_cap_chunk_encode)
 NAMESAKE(win_init)
 NAMESAKE(py_detect)
+#ifdef LINKED_IN
+NAMESAKE(crc32)
+NAMESAKE(ZSTD_createCCtx)
+NAMESAKE(ZSTD_compressCCtx)
+NAMESAKE(ZSTD_compressBound)
+#endif
 
 int main(void)
 {
 	int (*const all[])(void) = { shimheap_alloc, shimheap_free, sampleset_add, sampleset_take,
 				     alloc_next_gap, expgap_next, writer_start, writer_poll, shim_now_ns,
-				     stack_memo_get, fk_cap_chunk_encode, win_init, py_detect };
+				     stack_memo_get, fk_cap_chunk_encode, win_init, py_detect,
+#ifdef LINKED_IN
+				     crc32, ZSTD_createCCtx, ZSTD_compressCCtx, ZSTD_compressBound,
+#endif
+	};
 	int answers = 0;
 	mine = 1;
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
