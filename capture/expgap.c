@@ -14,7 +14,9 @@
  *   2s + 2s^3/3 + 2s^5/5 + ...  =  f - s (f - 2 s^2 (1/3 + s^2/5 + ...)),
  * since 2s = f - f s. Written so, the rounding of s and of the series
  * falls on a term a tenth of f; the first term left out, 2 s^25 / 25,
- * is under 1e-20. */
+ * is under 1e-20. The series in z = s^2 is summed in pairs and powers of
+ * z (Estrin's scheme), not term by term: its chain of dependent steps is
+ * 4 long, not 11 (a draw 36 -> 27 ns when one waits for the one before). */
 double expgap_neg_log(double u)
 {
 	uint64_t bits;
@@ -27,11 +29,12 @@ double expgap_neg_log(double u)
 		m *= 0.5;
 		e++;
 	}
-	double f = m - 1.0, s = f / (2.0 + f), s2 = s * s;
-	double series = 1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 * (1.0 / 11 +
-			s2 * (1.0 / 13 + s2 * (1.0 / 15 + s2 * (1.0 / 17 + s2 * (1.0 / 19 +
-			s2 * (1.0 / 21 + s2 * (1.0 / 23))))))))));
-	double ln_m = f - s * (f - 2.0 * s2 * series);
+	double f = m - 1.0, s = f / (2.0 + f), z = s * s;
+	double z2 = z * z, z4 = z2 * z2, z8 = z4 * z4;
+	double series = (1.0 / 3 + z * (1.0 / 5)) + z2 * (1.0 / 7 + z * (1.0 / 9)) +
+			z4 * ((1.0 / 11 + z * (1.0 / 13)) + z2 * (1.0 / 15 + z * (1.0 / 17))) +
+			z8 * ((1.0 / 19 + z * (1.0 / 21)) + z2 * (1.0 / 23));
+	double ln_m = f - s * (f - 2.0 * z * series);
 	return -((double)e * LN2_HI + ((double)e * LN2_LO + ln_m));
 }
 
