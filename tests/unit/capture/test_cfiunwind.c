@@ -714,7 +714,11 @@ static void test_every_instruction_matches_libunwind(void **state)
 	if (stepped_mismatches)
 		fail_msg("%ld of %ld walks differ from libunwind's, the first at pc %#lx",
 			 stepped_mismatches, stepped_walks, (unsigned long)first_mismatch_pc);
-	assert_true(stepped_walks > steps / 2);
+	/* The fast walk answers nearly every stop, epilogues past their pop of
+	 * rbp included (243 of 9,290 stops were left to libunwind before it
+	 * read their saved rbp from the red zone; 54 after). */
+	if (steps - stepped_walks >= steps / 50)
+		fail_msg("%ld of %ld stops left to libunwind", steps - stepped_walks, steps);
 }
 
 int main(void)
