@@ -301,7 +301,8 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 		if (!shim_cfg.libunwind_only)
 			atomic_fetch_add_explicit(&shim_unwind_fallbacks, 1, memory_order_relaxed);
 		unw_cursor_t cur;
-		if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+		if (!shim_libunwind(true) ||
+		    unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
 			return 0;
 		do {
 			unw_word_t ip;
@@ -316,6 +317,30 @@ static uint32_t unwind_signal(struct thread_state *ts, ucontext_t *uc, uint64_t 
 }
 
 uintptr_t shim_self_lo, shim_self_hi;
+
+/* 0: not set up, 1: being set up, 2: ready. Per-thread caches: no lock
+ * and no signal mask taken a step (unw_step's global cache takes both). */
+static _Atomic int libunwind_state;
+
+bool shim_libunwind(bool in_handler)
+{
+	int state = atomic_load_explicit(&libunwind_state, memory_order_acquire);
+	while (state != 2) {
+		if (state == 0 && atomic_compare_exchange_strong(&libunwind_state, &state, 1)) {
+			unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+			atomic_store_explicit(&libunwind_state, 2, memory_order_release);
+			return true;
+		}
+		/* Being set up: by another thread, which a hook waits for, or
+		 * by the code this signal interrupted, which cannot go on
+		 * until the handler returns. */
+		if (in_handler)
+			return false;
+		__builtin_ia32_pause();
+		state = atomic_load_explicit(&libunwind_state, memory_order_acquire);
+	}
+	return true;
+}
 
 struct code_search {
 	uintptr_t addr, lo, hi;
@@ -388,7 +413,8 @@ static bool may_start_writer(const struct thread_state *ts, ucontext_t *uc)
 	    shim_in_runtime(pc))
 		return false;
 	unw_cursor_t cur;
-	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+	if (!shim_libunwind(true) ||
+	    unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
 		return false;
 	for (int i = 0; i < 4096; i++) {
 		int step = unw_step(&cur);
@@ -587,7 +613,6 @@ __attribute__((constructor)) static void shim_start(void)
 	shim_code_range((const void *)&find_segment, &shim_self_lo, &shim_self_hi);
 	if (!shim_cfg.follow_exec)
 		unsetenv("LD_PRELOAD"); /* children run untraced */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	if (pthread_key_create(&thread_key, detach_thread) != 0) {
 		shim_guard--;
 		return;

@@ -13,6 +13,16 @@
 #include "capture/cfiunwind.h"
 #include "capture/shim.h"
 
+/* Whether libunwind may be called: set up on its first use, wherever that
+ * is, a signal handler included (its set-up is the one unw_init_local
+ * runs lazily, signal-safe, and nothing of it is in use before). Outside
+ * a handler it waits for a set-up under way in another thread; in one,
+ * false while any is under way (the code it interrupted may be doing it):
+ * that one stack goes without. Left to its first use, its set-up (0.3-0.9
+ * ms and a dozen page faults on a VM) is paid only by captures that need
+ * it, now that the .eh_frame rules take nearly every stack. */
+bool shim_libunwind(bool in_handler);
+
 /* The shim's own code (its loaded text; 0, 0 until found): its frames are
  * dropped from a hook's stack whatever the compiler inlined. */
 extern __attribute__((visibility("hidden"))) uintptr_t shim_self_lo, shim_self_hi;
@@ -38,7 +48,7 @@ static inline __attribute__((always_inline)) uint32_t shim_unwind_here(uint64_t 
 	}
 #endif
 	if (got < 0)
-		got = unw_backtrace(buf, want);
+		got = shim_libunwind(false) ? unw_backtrace(buf, want) : 0;
 	int i = 0;
 	if (shim_self_hi) {
 		while (i < got && (uintptr_t)buf[i] >= shim_self_lo && (uintptr_t)buf[i] < shim_self_hi)
