@@ -9,8 +9,9 @@
  * libunwind: this is a fast path, never a second opinion.
  *
  * Owns: nothing; the cache is the caller's (zeroed memory is an empty
- * cache, whose pages are touched as it fills). A cache is one thread's: not thread-safe, and not for a signal
- * handler that may interrupt a walk on the same cache.
+ * cache, whose pages are touched as it fills). A cache is one thread's:
+ * not thread-safe, and not for a signal handler that may interrupt a walk
+ * on the same cache.
  */
 #ifndef STACKCAP_CFIUNWIND_H
 #define STACKCAP_CFIUNWIND_H

@@ -321,20 +321,24 @@ uintptr_t shim_self_lo, shim_self_hi;
 /* 0: not set up, 1: being set up, 2: ready. Per-thread caches: no lock
  * and no signal mask taken a step (unw_step's global cache takes both). */
 static _Atomic int libunwind_state;
+static SHIM_TLS bool setting_up_libunwind; /* this thread is, under whatever interrupted it */
 
 bool shim_libunwind(bool in_handler)
 {
 	int state = atomic_load_explicit(&libunwind_state, memory_order_acquire);
 	while (state != 2) {
 		if (state == 0 && atomic_compare_exchange_strong(&libunwind_state, &state, 1)) {
+			setting_up_libunwind = true;
 			unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+			setting_up_libunwind = false;
 			atomic_store_explicit(&libunwind_state, 2, memory_order_release);
 			return true;
 		}
 		/* Being set up: by another thread, which a hook waits for, or
-		 * by the code this signal interrupted, which cannot go on
-		 * until the handler returns. */
-		if (in_handler)
+		 * by the code a signal interrupted, which cannot go on until
+		 * the handler returns: the shim's, or the program's that
+		 * allocates (a hook then, on this very thread). */
+		if (in_handler || setting_up_libunwind)
 			return false;
 		__builtin_ia32_pause();
 		state = atomic_load_explicit(&libunwind_state, memory_order_acquire);

@@ -17,8 +17,9 @@
  * is, a signal handler included (its set-up is the one unw_init_local
  * runs lazily, signal-safe, and nothing of it is in use before). Outside
  * a handler it waits for a set-up under way in another thread; in one,
- * false while any is under way (the code it interrupted may be doing it):
- * that one stack goes without. Left to its first use, its set-up (0.3-0.9
+ * false while any is under way (the code it interrupted may be doing it),
+ * as in a hook called by a program's handler that interrupted its own
+ * thread's set-up: that one stack goes without. Left to its first use, its set-up (0.3-0.9
  * ms and a dozen page faults on a VM) is paid only by captures that need
  * it, now that the .eh_frame rules take nearly every stack. */
 bool shim_libunwind(bool in_handler);
