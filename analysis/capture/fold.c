@@ -305,19 +305,27 @@ static void corr_index_free(struct corr_index *x)
 	free(x->link_to);
 }
 
+/* A driver id inside a runtime call: the runtime call has the stack. The
+ * shim writes links one step deep; a damaged capture's may go round in a
+ * circle (a -> b -> a was a loop that never ended), so a few steps at most. */
+#define MAX_LINK_STEPS 4
+
 static const struct fk_cap_api *api_of(const struct corr_index *x, uint32_t corr)
 {
-	if (!corr)
-		return NULL;
-	size_t j = corr_hash(corr) & x->mask;
-	for (; x->slots[j]; j = (j + 1) & x->mask)
-		if (x->c->apis[x->slots[j] - 1].corr == corr)
-			return &x->c->apis[x->slots[j] - 1];
-	/* A driver id inside a runtime call: the runtime call has the stack. */
-	j = corr_hash(corr) & x->link_mask;
-	for (; x->link_to[j]; j = (j + 1) & x->link_mask)
-		if (x->link_from[j] == corr && x->link_to[j] != corr)
-			return api_of(x, x->link_to[j]);
+	for (int step = 0; corr && step <= MAX_LINK_STEPS; step++) {
+		size_t j = corr_hash(corr) & x->mask;
+		for (; x->slots[j]; j = (j + 1) & x->mask)
+			if (x->c->apis[x->slots[j] - 1].corr == corr)
+				return &x->c->apis[x->slots[j] - 1];
+		uint32_t runtime = 0;
+		j = corr_hash(corr) & x->link_mask;
+		for (; x->link_to[j]; j = (j + 1) & x->link_mask)
+			if (x->link_from[j] == corr && x->link_to[j] != corr) {
+				runtime = x->link_to[j];
+				break;
+			}
+		corr = runtime;
+	}
 	return NULL;
 }
 

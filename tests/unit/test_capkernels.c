@@ -142,12 +142,53 @@ static void test_name_id_out_of_order_is_damage(void **state)
 	fk_capture_free(&c);
 }
 
+/* A driver call's link names the runtime call that holds the stack, one
+ * step; a damaged capture whose links go round in a circle (the fuzzer
+ * made 100 -> 200 -> 100) folds its kernel under no stack, at once: it
+ * was a loop that never ended. */
+static void test_api_links_in_a_circle(void **state)
+{
+	(void)state;
+	struct cap b;
+	cap_begin(&b);
+	fk_cap_put_uvarint(&b.p, 0); /* the chunk's time base */
+	fk_cap_put_u8(&b.p, FK_CAP_API_LINK);
+	fk_cap_put_uvarint(&b.p, 100);
+	fk_cap_put_uvarint(&b.p, 200);
+	fk_cap_put_u8(&b.p, FK_CAP_API_LINK);
+	fk_cap_put_uvarint(&b.p, 200);
+	fk_cap_put_uvarint(&b.p, 100);
+	cap_chunk(&b, FK_CAP_GPU_API);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_NAME);
+	fk_cap_put_uvarint(&b.p, 1);
+	fk_cap_put_string(&b.p, "relu_kernel", 11);
+	fk_cap_put_u8(&b.p, FK_CAP_GPU_KERNEL);
+	fk_cap_put_uvarint(&b.p, 100);  /* correlation: a driver call, linked */
+	fk_cap_put_uvarint(&b.p, 0);    /* device */
+	fk_cap_put_uvarint(&b.p, 7);    /* stream */
+	fk_cap_put_uvarint(&b.p, 5000); /* start */
+	fk_cap_put_uvarint(&b.p, 2000); /* duration */
+	fk_cap_put_uvarint(&b.p, 1);    /* name id */
+	fk_cap_put_uvarint(&b.p, 0);    /* not from a graph */
+	cap_chunk(&b, FK_CAP_GPU_KERNELS);
+	cap_end(&b);
+	struct fk_capture c;
+	cap_load(&b, "circle.stackcap", &c);
+	assert_int_equal(c.nlinks, 2);
+	struct fk_cap_fold_opts o = { .metric = FK_METRIC_SELF_CUDA };
+	char *text = fold_text(&c, &o);
+	assert_string_equal(text, "[no host stack];relu_kernel 2\n");
+	free(text);
+	fk_capture_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_frames_demangled),
 		cmocka_unit_test(test_table_names_demangled),
 		cmocka_unit_test(test_name_id_out_of_order_is_damage),
+		cmocka_unit_test(test_api_links_in_a_circle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
