@@ -168,6 +168,7 @@ $(BUILD)/tests/test_cfiunwind: capture/cfi.c
 $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap: capture/freefilter.c
 $(BUILD)/tests/test_cfiunwind: TEST_LIBS := -lunwind -pthread
 $(BUILD)/tests/test_expgap: TEST_LIBS := -lm
+$(BUILD)/tests/test_sampleset: TEST_LIBS := -pthread
 $(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c
 $(CAPTURE_TESTS): $(BUILD)/tests/test_%: tests/unit/capture/test_%.c
 	@mkdir -p $(dir $@)

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "capture/onethread.h"
+
 #define SATURATED 255
 
 _Atomic(uint8_t) freefilter_counts[(size_t)1 << 16];
@@ -16,6 +18,11 @@ void freefilter_add(uintptr_t a)
 {
 	_Atomic(uint8_t) *b = bucket(a);
 	uint8_t v = atomic_load_explicit(b, memory_order_relaxed);
+	if (one_thread()) {
+		if (v != SATURATED)
+			atomic_store_explicit(b, (uint8_t)(v + 1), memory_order_relaxed);
+		return;
+	}
 	while (v != SATURATED &&
 	       !atomic_compare_exchange_weak_explicit(b, &v, (uint8_t)(v + 1), memory_order_relaxed,
 						      memory_order_relaxed)) {
@@ -26,6 +33,11 @@ void freefilter_remove(uintptr_t a)
 {
 	_Atomic(uint8_t) *b = bucket(a);
 	uint8_t v = atomic_load_explicit(b, memory_order_relaxed);
+	if (one_thread()) {
+		if (v != SATURATED && v != 0)
+			atomic_store_explicit(b, (uint8_t)(v - 1), memory_order_relaxed);
+		return;
+	}
 	while (v != SATURATED && v != 0 &&
 	       !atomic_compare_exchange_weak_explicit(b, &v, (uint8_t)(v - 1), memory_order_relaxed,
 						      memory_order_relaxed)) {

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "capture/freefilter.h"
+#include "capture/onethread.h"
 
 /* The table grows in reaches: reach k is 2^k slots of its own, at slot
  * 2^k. New addresses go to the widest reach so far, and one that needed
@@ -55,6 +56,17 @@ static size_t next_slot(size_t s, unsigned k)
 	return ((s + 1) & (((size_t)1 << k) - 1)) | ((size_t)1 << k);
 }
 
+/* Sets a slot that held cur to v; false when another thread changed it
+ * first. */
+static bool claim(_Atomic(uintptr_t) *slot, uintptr_t cur, uintptr_t v)
+{
+	if (one_thread()) {
+		atomic_store_explicit(slot, v, memory_order_relaxed);
+		return true;
+	}
+	return atomic_compare_exchange_strong(slot, &cur, v);
+}
+
 /* Opens the reach after k, unless another thread did (then it is open);
  * false when k is the last. */
 static bool widen(unsigned k)
@@ -77,8 +89,7 @@ void sampleset_add(uintptr_t a)
 		k = atomic_load(&widest);
 		for (size_t i = 0, s = home(a, k); i < MAX_PROBE; i++, s = next_slot(s, k)) {
 			uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_relaxed);
-			if ((cur == EMPTY || cur == FREED) &&
-			    atomic_compare_exchange_strong(&slots[s], &cur, a)) {
+			if ((cur == EMPTY || cur == FREED) && claim(&slots[s], cur, a)) {
 				if (i >= WIDEN_AFTER)
 					widen(k);
 				return;
@@ -95,7 +106,7 @@ static bool take_from(uintptr_t a, unsigned k)
 		uintptr_t cur = atomic_load_explicit(&slots[s], memory_order_acquire);
 		if (cur == EMPTY)
 			return false;
-		if (cur == a && atomic_compare_exchange_strong(&slots[s], &cur, FREED)) {
+		if (cur == a && claim(&slots[s], cur, FREED)) {
 			freefilter_remove(a);
 			return true;
 		}

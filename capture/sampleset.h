@@ -3,8 +3,9 @@
  * here, so a sampled run records its sampled allocations and their frees,
  * not every free of the program.
  *
- * An open-addressing table of addresses, lock-free (CAS on slots, freed
- * slots marked and reused), whose reach widens with the live addresses.
+ * An open-addressing table of addresses, lock-free (CAS on slots, plain
+ * stores while the process has one thread: onethread.h; freed slots
+ * marked and reused), whose reach widens with the live addresses.
  * Every address added is counted into the free hook's filter first
  * (freefilter.h), also one the table cannot hold, so the filter alone may
  * say "surely not". When the table fills, every free the filter lets

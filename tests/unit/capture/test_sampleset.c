@@ -7,11 +7,14 @@
  * reach as live addresses grow, finding those placed at every reach; a
  * full table loses no free; a saturated filter says "maybe" of all.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sys/single_threaded.h>
 
 #include "capture/freefilter.h"
 #include "capture/sampleset.h"
@@ -25,6 +28,7 @@ static int setup(void **state)
 static void test_add_take(void **state)
 {
 	(void)state;
+	assert_true(__libc_single_threaded); /* the plain stores' path, up to test_threads_race */
 	const uintptr_t base = 0x7f0000100000u;
 	for (uintptr_t i = 0; i < 1000; i++) {
 		sampleset_add(base + i * 4096);
@@ -99,6 +103,67 @@ static void test_reach_widens(void **state)
 	}
 }
 
+/* Threads at once, each adding and taking its own addresses, all of
+ * them sharing filter bytes (1 MiB apart) and the table's first reach:
+ * the compare-and-swap paths (a single thread's updates are plain
+ * stores). Every take finds its address once, and the filter counts back
+ * to zero, with no update lost to a race. */
+#define RACERS 4
+#define RACE_ROUNDS 20000
+#define RACE_LIVE 8
+
+struct racer {
+	uintptr_t base;
+	long found, missed;
+	bool alone; /* what glibc said while the others ran: must be false */
+};
+
+static pthread_barrier_t race_start;
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	r->alone = __libc_single_threaded;
+	pthread_barrier_wait(&race_start); /* all at once */
+	for (uintptr_t i = 0; i < RACE_ROUNDS; i++) {
+		uintptr_t first = r->base + (i % 4) * RACE_LIVE * 16;
+		for (uintptr_t k = 0; k < RACE_LIVE; k++)
+			sampleset_add(first + k * 16);
+		for (uintptr_t k = 0; k < RACE_LIVE; k++) {
+			if (sampleset_take(first + k * 16))
+				r->found++;
+			else
+				r->missed++;
+		}
+	}
+	return NULL;
+}
+
+static void test_threads_race(void **state)
+{
+	(void)state;
+	const uintptr_t base = 0x7c0000040000u, mib = (uintptr_t)1 << 20; /* bytes from 16,384: clear of the saturated one above */
+	struct racer racers[RACERS];
+	pthread_t threads[RACERS];
+	assert_int_equal(pthread_barrier_init(&race_start, NULL, RACERS), 0);
+	for (int t = 0; t < RACERS; t++) {
+		racers[t] = (struct racer){ .base = base + (uintptr_t)t * mib };
+		assert_int_equal(pthread_create(&threads[t], NULL, race, &racers[t]), 0);
+	}
+	for (int t = 0; t < RACERS; t++) {
+		assert_int_equal(pthread_join(threads[t], NULL), 0);
+		assert_false(racers[t].alone);
+		assert_int_equal(racers[t].found, (long)RACE_ROUNDS * RACE_LIVE);
+		assert_int_equal(racers[t].missed, 0);
+	}
+	pthread_barrier_destroy(&race_start);
+	for (int t = 0; t < RACERS; t++)
+		for (uintptr_t a = 0; a < 4 * RACE_LIVE * 16; a += 16) {
+			assert_false(freefilter_maybe(racers[t].base + a));
+			assert_false(sampleset_take(racers[t].base + a));
+		}
+}
+
 /* More addresses than the table has slots: it fills, and from then on the
  * filter alone decides. Every address added still passes it (and is
  * recorded), also those added once the table was full, to buckets no one
@@ -147,6 +212,8 @@ int main(void)
 		cmocka_unit_test(test_shared_byte),
 		cmocka_unit_test(test_saturated_byte_stays_maybe),
 		cmocka_unit_test(test_reach_widens),
+		/* The first with threads: the tests above ran on one. */
+		cmocka_unit_test(test_threads_race),
 		cmocka_unit_test(test_full_set_misses_no_free),
 		cmocka_unit_test(test_watch_all), /* last: the filter stays saturated */
 	};
