@@ -44,7 +44,7 @@ LIB_SRCS := $(filter-out $(MAINS) render/embed.c,$(wildcard formats/*.c analysis
 # (libcupti itself is loaded at run time); without them, nocuda.c.
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA_HOME)/include/cupti.h)
-SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/expgap.c capture/freefilter.c capture/sampleset.c capture/shimheap.c capture/cfi.c capture/cfiunwind.c formats/capwrite.c \
+SHIM_SRCS := capture/shim.c capture/writer.c capture/alloc.c capture/expgap.c capture/freefilter.c capture/sampleset.c capture/shimheap.c capture/cfi.c capture/cfiunwind.c capture/stackbounds.c formats/capwrite.c \
 	     capture/window.c capture/togglesig.c capture/cudaprof.c formats/capwindow.c capture/sigmask.c \
 	     capture/python.c capture/pyguard.c capture/pycache.c capture/pystack.c capture/pyframes.c capture/stackmemo.c \
 	     $(if $(HAVE_CUPTI),capture/cupti.c capture/gpurec.c capture/nvtx.c,capture/nocuda.c)
@@ -156,10 +156,11 @@ $(BUILD)/tests/test_gpurec: tests/unit/cuda/test_gpurec.c capture/gpurec.c $(BUI
 
 # The shim's pure functions: Python frames (line tables, the merge, names),
 # the sampled-address set, the shim's own heap, the writer's stack memo,
-# the event ring and the sampled allocations' gaps (held against libm).
+# the event ring, the sampled allocations' gaps (held against libm) and the
+# main thread's stack bounds (held against pthread_getattr_np).
 CAPTURE_TESTS := $(BUILD)/tests/test_pystack $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap \
 		 $(BUILD)/tests/test_stackmemo $(BUILD)/tests/test_ring $(BUILD)/tests/test_cfiunwind \
-		 $(BUILD)/tests/test_expgap
+		 $(BUILD)/tests/test_expgap $(BUILD)/tests/test_stackbounds
 # Each is its test program and the one file it tests (ring.h: a header;
 # the unwinder: its rules too, and libunwind to hold it against; the
 # sampled set and the shim's heap: the free hook's filter they count in).
@@ -168,7 +169,7 @@ $(BUILD)/tests/test_cfiunwind: capture/cfi.c
 $(BUILD)/tests/test_sampleset $(BUILD)/tests/test_shimheap: capture/freefilter.c
 $(BUILD)/tests/test_cfiunwind: TEST_LIBS := -lunwind -pthread
 $(BUILD)/tests/test_expgap: TEST_LIBS := -lm
-$(BUILD)/tests/test_sampleset: TEST_LIBS := -pthread
+$(BUILD)/tests/test_sampleset $(BUILD)/tests/test_stackbounds: TEST_LIBS := -pthread
 $(filter-out %/test_ring,$(CAPTURE_TESTS)): $(BUILD)/tests/test_%: capture/%.c
 $(CAPTURE_TESTS): $(BUILD)/tests/test_%: tests/unit/capture/test_%.c
 	@mkdir -p $(dir $@)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "capture/shim.h"
+#include "capture/stackbounds.h"
 #include "capture/unwind.h"
 #include "capture/window.h"
 
@@ -95,6 +96,9 @@ static void read_config(void)
 
 static void stack_bounds(struct thread_state *ts)
 {
+	if (ts->tid == shim_pid &&
+	    main_stack_bounds((uintptr_t)__builtin_frame_address(0), &ts->stack_lo, &ts->stack_hi))
+		return;
 	pthread_attr_t attr;
 	void *addr;
 	size_t size;
