@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "formats/cli.h"
@@ -130,11 +132,11 @@ static bool is_program(const char *path, struct stat *st)
 	return stat(path, st) == 0 && S_ISREG(st->st_mode) && access(path, X_OK) == 0;
 }
 
-/* Says, as a shell would, why PROGRAM cannot run, before anything is
- * started: 0 when it can, else the shell's status (127 not found, 126
- * found but not runnable). execvp's own errno says "Permission denied"
- * for a directory. */
-static int program_status(const char *prog, struct fk_diag *d)
+/* Finds PROGRAM as execvp would (in PATH unless it has a slash) and puts
+ * the file to run in path; else says, as a shell would, why it cannot run:
+ * 0 when it can, else the shell's status (127 not found, 126 found but not
+ * runnable). execvp's own errno says "Permission denied" for a directory. */
+static int find_program(const char *prog, char *path, size_t n, struct fk_diag *d)
 {
 	struct stat st;
 	if (strchr(prog, '/')) {
@@ -150,16 +152,18 @@ static int program_status(const char *prog, struct fk_diag *d)
 			fk_diag_error(d, "%s: not executable", prog);
 			return 126;
 		}
+		if (snprintf(path, n, "%s", prog) >= (int)n) {
+			fk_diag_error(d, "%s: %s", prog, strerror(ENAMETOOLONG));
+			return 127;
+		}
 		return 0;
 	}
-	const char *path = getenv("PATH");
-	for (const char *dir = path && *path ? path : "/bin:/usr/bin"; dir;) {
+	const char *env_path = getenv("PATH");
+	for (const char *dir = env_path && *env_path ? env_path : "/bin:/usr/bin"; dir;) {
 		const char *colon = strchr(dir, ':');
 		int len = colon ? (int)(colon - dir) : (int)strlen(dir);
-		char full[PATH_MAX];
-		if (snprintf(full, sizeof full, "%.*s/%s", len ? len : 1, len ? dir : ".", prog) <
-			    (int)sizeof full &&
-		    is_program(full, &st))
+		if (snprintf(path, n, "%.*s/%s", len ? len : 1, len ? dir : ".", prog) < (int)n &&
+		    is_program(path, &st))
 			return 0;
 		dir = colon ? colon + 1 : NULL;
 	}
@@ -173,11 +177,48 @@ static int program_status(const char *prog, struct fk_diag *d)
 	return 127;
 }
 
+/* Runs the program at path with argv; one that is not a binary and has
+ * no #! line is a shell script to /bin/sh, as execvp and shells have it
+ * (musl's execvp does not). Returns only on failure, with errno set. */
+static void run_program(const char *path, char *const *argv)
+{
+	execv(path, argv);
+	if (errno != ENOEXEC)
+		return;
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	char **sh = calloc(argc + 2, sizeof *sh);
+	if (!sh) {
+		errno = ENOEXEC;
+		return;
+	}
+	sh[0] = "/bin/sh";
+	sh[1] = (char *)path;
+	for (size_t i = 1; i < argc; i++)
+		sh[i + 1] = argv[i];
+	execv(sh[0], sh);
+	free(sh);
+	errno = ENOEXEC;
+}
+
+/* Blocks signal sig (0: none) as the program will number it, and returns
+ * the mask before. The kernel's call, not sigprocmask: a launcher built
+ * on musl would refuse signals 32-34 (musl's own), and glibc programs'
+ * first real-time signals are 34 and up. */
+static uint64_t block_for_program(int sig)
+{
+	uint64_t mask = sig > 0 && sig <= 64 ? (uint64_t)1 << (sig - 1) : 0, old = 0;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, &old, sizeof mask);
+	return old;
+}
+
 int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 {
 	if (!output_writable(o, d))
 		return FK_EXIT_USAGE;
-	int status = program_status(o->argv[0], d);
+	char program[PATH_MAX];
+	int status = find_program(o->argv[0], program, sizeof program, d);
 	if (status != 0)
 		return status;
 	char shim[PATH_MAX];
@@ -202,19 +243,14 @@ int fk_launch_run(const struct fk_launch_opts *o, struct fk_diag *d)
 	/* The program starts with the toggle signal blocked (the mask goes
 	 * through exec): the shim unblocks it once its handler is in, so an
 	 * early signal cannot kill the program. */
-	sigset_t toggle, old_mask;
-	sigemptyset(&toggle);
-	if (o->toggle_sig > 0)
-		sigaddset(&toggle, o->toggle_sig);
-	sigprocmask(SIG_BLOCK, &toggle, &old_mask);
+	uint64_t old_mask = block_for_program(o->toggle_sig);
 	/* stackcap becomes the program, as env and nice do: its pid, signals
 	 * and exit status are the program's own, and no second process is
 	 * made and torn down (3 ms of every capture on a VM that shadows page
-	 * tables). The shim says "wrote FILE" when it finishes the capture.
-	 * execvp runs a file with no #! line with /bin/sh, as a shell does. */
-	execvp(o->argv[0], o->argv);
+	 * tables). The shim says "wrote FILE" when it finishes the capture. */
+	run_program(program, o->argv);
 	int err = errno;
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask, NULL, sizeof old_mask);
 	fk_diag_error(d, "%s: %s", o->argv[0], strerror(err));
 	return err == ENOENT ? 127 : 126;
 }

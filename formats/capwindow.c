@@ -49,6 +49,31 @@ static long small_number(const char *s, size_t len, long lo, long hi)
 	return v >= lo && v <= hi ? v : -1;
 }
 
+/* The real-time signals as the programs stackcap runs number them: the
+ * shim lives in glibc programs, whose SIGRTMIN is 34 (glibc keeps 32 and
+ * 33 for itself). The launcher may be built on musl, whose own SIGRTMIN
+ * is 35: it must block and name the signal the shim will catch. */
+#define PROGRAM_SIGRTMIN 34
+#define PROGRAM_SIGRTMAX 64
+
+/* The short names of the standard signals (what glibc's sigabbrev_np
+ * gives, which musl lacks). */
+static const char *const signal_names[32] = {
+	[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT", [SIGILL] = "ILL",
+	[SIGTRAP] = "TRAP", [SIGABRT] = "ABRT", [SIGBUS] = "BUS", [SIGFPE] = "FPE",
+	[SIGKILL] = "KILL", [SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+	[SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM", [SIGSTKFLT] = "STKFLT",
+	[SIGCHLD] = "CHLD", [SIGCONT] = "CONT", [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",
+	[SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU", [SIGURG] = "URG", [SIGXCPU] = "XCPU",
+	[SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",
+	[SIGIO] = "IO", [SIGPWR] = "PWR", [SIGSYS] = "SYS",
+};
+
+static const char *signal_name(int sig)
+{
+	return sig > 0 && sig < 32 ? signal_names[sig] : NULL;
+}
+
 /* Signals a program cannot lose: faults, the uncatchable, job control,
  * SIGCHLD (every child's exit would toggle), and glibc's own real-time ones. */
 static bool can_toggle(int sig)
@@ -59,30 +84,30 @@ static bool can_toggle(int sig)
 	case SIGTTIN: case SIGTTOU:
 		return false;
 	}
-	return sig > 0 && sig <= SIGRTMAX && (sig < 32 || sig >= SIGRTMIN);
+	return sig > 0 && sig <= PROGRAM_SIGRTMAX && (sig < 32 || sig >= PROGRAM_SIGRTMIN);
 }
 
 int fk_win_signal(const char *s)
 {
 	if (!s || !*s)
 		return 0;
-	long n = small_number(s, strlen(s), 1, SIGRTMAX);
+	long n = small_number(s, strlen(s), 1, PROGRAM_SIGRTMAX);
 	if (n > 0)
 		return can_toggle((int)n) ? (int)n : 0;
 	const char *name = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
 	int sig = 0;
 	if (strncasecmp(name, "RTMIN+", 6) == 0 || strncasecmp(name, "RTMAX-", 6) == 0) {
-		long k = small_number(name + 6, strlen(name + 6), 0, SIGRTMAX - SIGRTMIN);
+		long k = small_number(name + 6, strlen(name + 6), 0, PROGRAM_SIGRTMAX - PROGRAM_SIGRTMIN);
 		if (k >= 0)
 			sig = toupper((unsigned char)name[2]) == 'M' && toupper((unsigned char)name[3]) == 'I'
-				      ? SIGRTMIN + (int)k : SIGRTMAX - (int)k;
+				      ? PROGRAM_SIGRTMIN + (int)k : PROGRAM_SIGRTMAX - (int)k;
 	} else if (strcasecmp(name, "RTMIN") == 0) {
-		sig = SIGRTMIN;
+		sig = PROGRAM_SIGRTMIN;
 	} else if (strcasecmp(name, "RTMAX") == 0) {
-		sig = SIGRTMAX;
+		sig = PROGRAM_SIGRTMAX;
 	} else {
 		for (int i = 1; i < 32 && !sig; i++) {
-			const char *abbrev = sigabbrev_np(i);
+			const char *abbrev = signal_name(i);
 			if (abbrev && strcasecmp(abbrev, name) == 0)
 				sig = i;
 		}
@@ -193,7 +218,7 @@ size_t fk_win_describe(const struct fk_win_spec *w, char *buf, size_t n)
 			put(buf, n, &k, "whole run");
 		break;
 	case FK_WIN_TOGGLE: {
-		const char *abbrev = w->signal < 32 ? sigabbrev_np(w->signal) : NULL;
+		const char *abbrev = signal_name(w->signal);
 		if (abbrev)
 			put(buf, n, &k, "%stoggle-signal SIG%s (starts paused)", sep, abbrev);
 		else

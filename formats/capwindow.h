@@ -5,8 +5,7 @@
  * its one-line text for the capture's META `window`; and torch.profiler's
  * step schedule (wait, warmup, active, repeat, skip_first).
  *
- * Owns: nothing; pure functions, no allocation, async-signal-safe except
- * fk_win_signal (it names signals with sigabbrev_np).
+ * Owns: nothing; pure functions, no allocation, async-signal-safe.
  */
 #ifndef FK_CAPWINDOW_H
 #define FK_CAPWINDOW_H

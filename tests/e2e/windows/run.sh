@@ -177,6 +177,25 @@ if begin "--toggle-signal USR1 from outside: only phase_b; the program never see
 	finish "--toggle-signal USR1 from outside: only phase_b; the program never sees it ($shares)"
 fi
 
+# The launcher blocks the toggle signal for the program, numbered as glibc
+# numbers it (SIGRTMIN is 34 there, whatever libc the launcher has): a
+# static program, which no shim reaches, shows the mask it was given.
+if cc -static -O1 "$HERE/progs/sigblk.c" -o "$P/sigblk" 2> "$T/cc.err"; then
+	for spec in USR1:0000000000000200 RTMIN:0000000200000000 SIGRTMIN+2:0000000800000000 \
+		    RTMAX-1:4000000000000000; do
+		if begin "--toggle-signal ${spec%%:*}: the program starts with signal ${spec#*:} blocked"; then
+			run "$SC" -o "$T/b.sc" --toggle-signal "${spec%%:*}" "$P/sigblk"
+			want_rc 0
+			# Set by the launcher on top of whatever mask the test started with.
+			blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$T/out")
+			[ $(( 0x${blk:-0} & 0x${spec#*:} )) -ne 0 ] || problem "SigBlk: ${blk:-none}"
+			finish "--toggle-signal ${spec%%:*}: the program starts with signal ${spec#*:} blocked"
+		fi
+	done
+else
+	skip "--toggle-signal: the program starts with the signal blocked" "no static libc: $(head -c 200 "$T/cc.err")"
+fi
+
 # ------------------------------------------------ a window that never opens --
 if begin "a window that never opens: a note, and an empty capture every reader takes"; then
 	run "$SC" -o "$T/n.sc" --delay 5 --alloc "$P/phases" 50 50
