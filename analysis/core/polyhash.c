@@ -60,24 +60,37 @@ void fk_polykey_init(struct fk_polykey *key, const unsigned char *random)
 	}
 }
 
-/* The two NH sums of n bytes at p (n a multiple of 16, at most a block). */
-static void nh(const unsigned char *p, size_t n, const uint32_t *k, uint64_t sum[2])
-{
 #ifdef NH_SSE2
-	__m128i a0 = _mm_setzero_si128(), a1 = _mm_setzero_si128();
-	for (size_t i = 0; i < n; i += 16, k += 4) {
-		__m128i m = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i x = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)k));
-		__m128i y = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)(k + 4)));
-		/* the low word of each 64-bit lane times its high word */
-		a0 = _mm_add_epi64(a0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
-		a1 = _mm_add_epi64(a1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
-	}
+/* One 16-byte step of NH: each 64-bit lane's low word times its high
+ * word, added to a0 under key words k and to a1 under k + 4. */
+static inline void nh_step_sse2(const unsigned char *p, const uint32_t *k, __m128i *a0,
+				__m128i *a1)
+{
+	__m128i m = _mm_loadu_si128((const __m128i *)p);
+	__m128i x = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)k));
+	__m128i y = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)(k + 4)));
+	*a0 = _mm_add_epi64(*a0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+	*a1 = _mm_add_epi64(*a1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
+}
+
+static inline void nh_sums_sse2(__m128i a0, __m128i a1, uint64_t sum[2])
+{
 	uint64_t l0[2], l1[2];
 	_mm_storeu_si128((__m128i *)l0, a0);
 	_mm_storeu_si128((__m128i *)l1, a1);
 	sum[0] = l0[0] + l0[1];
 	sum[1] = l1[0] + l1[1];
+}
+#endif
+
+/* The two NH sums of n bytes at p (n a multiple of 16, at most a block). */
+static void nh(const unsigned char *p, size_t n, const uint32_t *k, uint64_t sum[2])
+{
+#ifdef NH_SSE2
+	__m128i a0 = _mm_setzero_si128(), a1 = _mm_setzero_si128();
+	for (size_t i = 0; i < n; i += 16, k += 4)
+		nh_step_sse2(p + i, k, &a0, &a1);
+	nh_sums_sse2(a0, a1, sum);
 #else
 	sum[0] = sum[1] = 0;
 	for (size_t i = 0; i < n; i += 8, k += 2)
@@ -106,18 +119,9 @@ __attribute__((target("avx2"))) static void nh_avx2(const unsigned char *p, size
 	}
 	__m128i b0 = _mm_add_epi64(_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1));
 	__m128i b1 = _mm_add_epi64(_mm256_castsi256_si128(a1), _mm256_extracti128_si256(a1, 1));
-	if (i < n) {
-		__m128i m = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i x = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)k));
-		__m128i y = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)(k + 4)));
-		b0 = _mm_add_epi64(b0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
-		b1 = _mm_add_epi64(b1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
-	}
-	uint64_t l0[2], l1[2];
-	_mm_storeu_si128((__m128i *)l0, b0);
-	_mm_storeu_si128((__m128i *)l1, b1);
-	sum[0] = l0[0] + l0[1];
-	sum[1] = l1[0] + l1[1];
+	if (i < n)
+		nh_step_sse2(p + i, k, &b0, &b1);
+	nh_sums_sse2(b0, b1, sum);
 }
 #endif
 
