@@ -463,6 +463,7 @@ void fk_input_close(struct fk_input *in)
 struct home_reader {
 	struct reader r;      /* r.fn when lines are passed without their homes */
 	fk_home_line_fn fn;
+	const struct fk_piece_reader *piece; /* its hooks, or NULL */
 	const char *home; /* the mapped byte at buf[0] */
 	char *buf;
 	size_t cap;
@@ -480,6 +481,14 @@ static bool emit_home(struct home_reader *h, const char *p, size_t n)
 	return true;
 }
 
+/* The lines passed are let go before their buffer is reused: also after a
+ * line function stopped the reading, which may have kept lines before. */
+static void lines_read(struct home_reader *h)
+{
+	if (h->piece && h->piece->lines_read && !h->piece->lines_read(h->r.ctx))
+		h->r.stopped = true;
+}
+
 /* The whole lines of buf[0..have); returns where the partial one begins. */
 static const char *home_lines(struct home_reader *h, size_t have)
 {
@@ -490,6 +499,7 @@ static const char *home_lines(struct home_reader *h, size_t have)
 		else if (!emit_home(h, p, (size_t)(nl - p)))
 			break;
 	}
+	lines_read(h);
 	return p;
 }
 
@@ -553,6 +563,8 @@ static enum fk_input_result pread_lines(const struct fk_input *in, size_t off, s
 		if (!make_room(&h, &have))
 			break;
 		size_t want = h.cap - have < end - pos ? h.cap - have : end - pos;
+		if (h.piece && h.piece->claim && (want = h.piece->claim(h.r.ctx, pos, want)) == 0)
+			break; /* its end was moved back to here */
 		ssize_t got = fk_input_pread(in, h.buf + have, want, pos);
 		if (got <= 0) { /* a read error, or the file shrank under us */
 			fk_diag_error(d, "%s: %s", name, got < 0 ? strerror(errno) : "file shrank while read");
@@ -572,10 +584,25 @@ static enum fk_input_result pread_lines(const struct fk_input *in, size_t off, s
 			too_long(&h.r);
 		else
 			emit_home(&h, h.buf, have);
+		lines_read(&h);
 	}
 	free(h.buf);
 	hr->r = h.r;
 	return res == FK_INPUT_OK && h.r.stopped ? FK_INPUT_STOPPED : res;
+}
+
+enum fk_input_result fk_input_pread_piece(const struct fk_input *in, size_t off, size_t n,
+					  const char *name, uint64_t first_line,
+					  const struct fk_piece_reader *r, struct fk_diag *d,
+					  uint64_t *lines)
+{
+	struct home_reader h = {
+		.r = { .name = name, .ctx = r->ctx, .d = d, .lineno = first_line },
+		.fn = r->line, .piece = r,
+	};
+	enum fk_input_result res = pread_lines(in, off, n, &h);
+	*lines = h.r.lineno - first_line;
+	return res;
 }
 
 enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off, size_t n,
@@ -583,12 +610,8 @@ enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off,
 					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
 					  uint64_t *lines)
 {
-	struct home_reader h = {
-		.r = { .name = name, .ctx = ctx, .d = d, .lineno = first_line }, .fn = fn,
-	};
-	enum fk_input_result res = pread_lines(in, off, n, &h);
-	*lines = h.r.lineno - first_line;
-	return res;
+	const struct fk_piece_reader r = { .line = fn, .ctx = ctx };
+	return fk_input_pread_piece(in, off, n, name, first_line, &r, d, lines);
 }
 
 /* A mapped input's bytes for a chunk reader, read a block at a time. */

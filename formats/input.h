@@ -108,6 +108,26 @@ enum fk_input_result fk_input_pread_lines(const struct fk_input *in, size_t off,
 					  fk_home_line_fn fn, void *ctx, struct fk_diag *d,
 					  uint64_t *lines);
 
+/* How fk_input_pread_piece passes a piece's lines on. */
+struct fk_piece_reader {
+	fk_home_line_fn line;
+	/* NULL, or called after the lines of each read (also when line stopped
+	 * the reading), before the buffer they were passed in is read into
+	 * again or freed: for a caller that keeps lines by their address in it
+	 * for a while. false stops the reading, as line's false does. */
+	bool (*lines_read)(void *ctx);
+	/* NULL, or asked before each read how many of the want bytes from pos
+	 * it may take (0: the piece ends at pos, which must then be a line's
+	 * start): for a piece whose end another reader may move back. */
+	size_t (*claim)(void *ctx, size_t pos, size_t want);
+	void *ctx;
+};
+/* fk_input_pread_lines, with the hooks above. */
+enum fk_input_result fk_input_pread_piece(const struct fk_input *in, size_t off, size_t n,
+					  const char *name, uint64_t first_line,
+					  const struct fk_piece_reader *r, struct fk_diag *d,
+					  uint64_t *lines);
+
 #define FK_INPUT_MAX_THREADS 16
 
 /* Threads to read a mapped input of this size with: 1 below min_bytes,

@@ -4,10 +4,15 @@
  * the file (cut at line ends) into a table of its own; the tables are then
  * merged in input order, so stacks get the ids one reader would give them.
  * Readers read with pread() into a buffer, not through the file's mapping
- * (on a VM a mapped page's first touch costs several times reading it): a
- * stack new to a reader keeps only where its text lies in the mapping (its
- * home), and the stacks new to the load are split after the merge, their
- * texts read again then. The mapping's pages are never touched. Stacks are
+ * (on a VM a mapped page's first touch costs several times reading it). The
+ * first piece's stacks are all new to the load, so its reader splits each
+ * new one into frames at once, from the buffer. A stack new to a later
+ * reader may be an earlier piece's, so it keeps only where its text lies in
+ * the mapping (its home), and the stacks new to the load are split after
+ * the merge, their texts read again then. Splitting makes the first reader
+ * the slowest, so a reader done with its piece takes the second half of
+ * what the first has left as a piece of its own (take_from_first), while
+ * that is worth a table. The mapping's pages are never touched. Stacks are
  * compact (frame ids), so a stack kept by two readers until the merge costs
  * little. Bad lines are held per reader and reported in input order with
  * their line numbers. Sums are exact, so the result does not depend on the
@@ -17,7 +22,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +38,10 @@
  * save by default; FLAMEKIT_THREADS may still ask for up to MAX_WORKERS. */
 #define DEFAULT_MAX_WORKERS 8
 
-/* Lines of a mapped file keep their homes, so they are added in batches
- * whose cache misses overlap (fk_stacks_add_batch); streamed lines go one
- * by one. */
+/* Lines of a mapped file stay readable for a while (at their homes, or in
+ * the read buffer until it is reused), so they are added in batches whose
+ * cache misses overlap (fk_stacks_add_batch); streamed lines go one by
+ * one. */
 #define BATCH 16
 
 struct load_ctx {
@@ -46,15 +51,18 @@ struct load_ctx {
 	const char *name;
 	uint64_t fail_line; /* a sum passed 128 bits, or memory ran out, here */
 	enum fk_stacks_status fail;
-	/* Mapped: lines are added in batches by their homes, and the stacks
-	 * new to a reader are split after all readers are done
-	 * (split_new_stacks). */
+	/* Mapped: lines are added in batches, and (unless eager) the stacks
+	 * new to a reader keep their homes and are split after all readers are
+	 * done (split_new_stacks). */
 	bool batched;
-	/* Shared by the readers: the first piece whose reader failed or stopped
-	 * at a bad line (strict). The readers of later pieces stop too; earlier
-	 * ones go on, since a bad line of theirs comes first. */
-	atomic_uint *stop_from;
-	unsigned piece;
+	/* Mapped, and every stack new to this reader is new to the load (the
+	 * first piece): new stacks are split as they come, from the buffer. */
+	bool eager;
+	/* Shared by the readers: where the first piece whose reader failed or
+	 * stopped at a bad line (strict) starts. The readers of later pieces
+	 * stop too; earlier ones go on, since a bad line of theirs comes first. */
+	atomic_size_t *stop_from;
+	size_t piece; /* where this reader's piece starts */
 	const char *base;   /* the mapping, for progress on a terminal, or NULL */
 	size_t size;
 	unsigned shown_pct;
@@ -80,7 +88,7 @@ static void set_stop(struct load_ctx *c)
 {
 	if (!c->stop_from)
 		return;
-	unsigned first = atomic_load_explicit(c->stop_from, memory_order_relaxed);
+	size_t first = atomic_load_explicit(c->stop_from, memory_order_relaxed);
 	while (c->piece < first &&
 	       !atomic_compare_exchange_weak_explicit(c->stop_from, &first, c->piece,
 						      memory_order_relaxed, memory_order_relaxed))
@@ -90,8 +98,8 @@ static void set_stop(struct load_ctx *c)
 static bool flush(struct load_ctx *c)
 {
 	size_t done;
-	enum fk_stacks_status st =
-		fk_stacks_add_batch(c->stacks, c->pending, c->npending, c->batched, &done);
+	enum fk_stacks_status st = fk_stacks_add_batch(c->stacks, c->pending, c->npending,
+						       c->batched && !c->eager, &done);
 	for (size_t i = 0; i < done && c->seq && st == FK_STACKS_OK; i++) {
 		struct fk_seq_item it = {
 			.stack = c->pending[i].id, .nvalues = (uint8_t)c->pending[i].nvalues,
@@ -160,7 +168,7 @@ static bool add_line(struct load_ctx *c, const char *line, size_t len, const cha
 	/* Field by field: a compound literal would clear the whole entry
 	 * first (a rep stos per line). */
 	struct fk_stacks_pending *p = &c->pending[c->npending];
-	p->stack = home + (sl.stack - line);
+	p->stack = c->eager ? sl.stack : home + (sl.stack - line);
 	p->len = sl.stack_len;
 	p->hash = h;
 	p->before = sl.before;
@@ -177,10 +185,12 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	return add_line(arg, line, len, line, lineno);
 }
 
-static bool on_home_line(void *arg, const char *line, size_t len, const char *home,
-			 uint64_t lineno)
+/* The read buffer is about to be reused: the lines an eager reader holds
+ * by their place in it are added now. */
+static bool on_lines_read(void *arg)
 {
-	return add_line(arg, line, len, home, lineno);
+	struct load_ctx *c = arg;
+	return !c->npending || flush(c);
 }
 
 static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_status st,
@@ -192,10 +202,10 @@ static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_s
 		fk_diag_error(d, "%s:%llu: out of memory", name, (unsigned long long)line);
 }
 
+/* A piece of the file and what its reader made of it. */
 struct worker {
-	pthread_t thread;
-	const struct fk_input *in;
-	size_t off, n; /* its piece of the file */
+	struct pieces *all;
+	size_t off, n; /* its piece of the file (the first one's may end sooner) */
 	struct fk_stacks own; /* pieces after the first aggregate here */
 	struct fk_diag diag;
 	struct load_ctx ctx;
@@ -203,15 +213,107 @@ struct worker {
 	enum fk_input_result res;
 };
 
+/* The pieces being read: the first n are the file's cut into as many, and
+ * those taken from the first piece's end come after them. */
+struct pieces {
+	const struct fk_input *in;
+	struct fk_stacks *into; /* the first piece's table, and the load's */
+	struct fk_diag *d;
+	atomic_size_t stop_from;
+	pthread_mutex_t lock;  /* guards what follows */
+	size_t first_end;      /* where the first piece ends now */
+	size_t first_claimed;  /* how far its reader has read, or is reading */
+	struct worker *w;
+	unsigned count, cap;
+};
+
+/* A piece is taken from the first one's end while that leaves both at
+ * least this much: a table to merge costs a few milliseconds. (Smaller in
+ * a unit test, which takes many.) */
+#ifndef FK_STACKLOAD_TAKE_MIN
+#define FK_STACKLOAD_TAKE_MIN ((size_t)8 << 20)
+#endif
+#define TAKE_MIN FK_STACKLOAD_TAKE_MIN
+/* Takes after the first n pieces: each halves what the first has left. */
+#define MAX_TAKES 32
+
+static void start_piece(struct pieces *p, struct worker *w, size_t off, size_t n)
+{
+	*w = (struct worker){ .all = p, .off = off, .n = n };
+	fk_diag_defer(&w->diag, p->d);
+	w->ctx = (struct load_ctx){
+		.stacks = w == p->w ? p->into : &w->own, .d = &w->diag, .name = p->in->name,
+		.batched = true, .eager = w == p->w, .stop_from = &p->stop_from, .piece = off,
+	};
+}
+
+/* How much of want bytes from pos the first piece's reader may read. */
+static size_t claim_first(void *arg, size_t pos, size_t want)
+{
+	struct pieces *p = ((struct worker *)arg)->all;
+	pthread_mutex_lock(&p->lock);
+	size_t left = p->first_end > pos ? p->first_end - pos : 0;
+	size_t n = want < left ? want : left;
+	p->first_claimed = pos + n;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+static size_t line_start_from(const struct fk_input *in, size_t off);
+
+/* The second half of what the first piece's reader has not reached, as a
+ * piece of its own; NULL when too little is left. */
+static struct worker *take_from_first(struct pieces *p)
+{
+	struct worker *got = NULL;
+	pthread_mutex_lock(&p->lock);
+	size_t from = p->first_claimed, end = p->first_end;
+	if (p->count < p->cap && end - from >= 2 * TAKE_MIN) {
+		size_t cut = line_start_from(p->in, from + (end - from) / 2);
+		if (cut < end) {
+			got = &p->w[p->count++];
+			start_piece(p, got, cut, end - cut);
+			p->first_end = cut;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return got;
+}
+
+static bool on_piece_line(void *arg, const char *line, size_t len, const char *home,
+			  uint64_t lineno)
+{
+	return add_line(&((struct worker *)arg)->ctx, line, len, home, lineno);
+}
+
+static bool on_piece_read(void *arg)
+{
+	return on_lines_read(&((struct worker *)arg)->ctx);
+}
+
+static void read_piece(struct worker *w)
+{
+	/* Read, not mapped: a new stack's home says where its text is read
+	 * again when it is split (split_new_stacks). The first piece's reader
+	 * holds lines in its buffer, and its piece may end sooner. */
+	const struct fk_piece_reader r = {
+		.line = on_piece_line, .ctx = w,
+		.lines_read = w->ctx.eager ? on_piece_read : NULL,
+		.claim = w->ctx.eager ? claim_first : NULL,
+	};
+	w->res = fk_input_pread_piece(w->all->in, w->off, w->n, w->ctx.name, 0, &r, &w->diag,
+				      &w->lines);
+	if (w->ctx.npending && !flush(&w->ctx) && w->res == FK_INPUT_OK)
+		w->res = FK_INPUT_STOPPED;
+}
+
+/* A later piece's reader: its piece, then pieces taken from the first. */
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	/* Read, not mapped: a new stack's home says where its text is read
-	 * again when it is split (split_new_stacks). */
-	w->res = fk_input_pread_lines(w->in, w->off, w->n, w->ctx.name, 0,
-				      on_home_line, &w->ctx, &w->diag, &w->lines);
-	if (w->ctx.npending && !flush(&w->ctx) && w->res == FK_INPUT_OK)
-		w->res = FK_INPUT_STOPPED;
+	read_piece(w);
+	while ((w = take_from_first(w->all)) != NULL)
+		read_piece(w);
 	return NULL;
 }
 
@@ -356,6 +458,41 @@ static void *split_range(void *arg)
 	return NULL;
 }
 
+/* What splitting lazy stack id costs, in bytes read: its text, and the
+ * gap before it read with it (a gap too long to read is a new call,
+ * counted as SPLIT_GAP). *last_end: where the text before it ends. */
+static size_t split_cost(const struct split_range *r, uint32_t id, size_t *last_end)
+{
+	size_t off = text_offset(r, id), len = fk_stackset_get(r->t, id)->text_len;
+	size_t gap = off >= *last_end && off - *last_end < SPLIT_GAP ? off - *last_end : SPLIT_GAP;
+	*last_end = off + len;
+	return len + gap;
+}
+
+/* Where the stacks of r left unsplit are cut into two halves of about
+ * the same cost; r->hi when they are too few for two threads. The first
+ * reader split the early stacks, so halving the ids would leave one half
+ * little to do. */
+static uint32_t split_middle(const struct split_range *r)
+{
+	uint64_t total = 0, done = 0;
+	uint32_t lazy = 0;
+	size_t last_end = 0;
+	for (uint32_t id = r->lo; id < r->hi; id++)
+		if (fk_stackset_is_lazy(r->t, id)) {
+			total += split_cost(r, id, &last_end);
+			lazy++;
+		}
+	if (lazy < PARALLEL_SPLIT_MIN)
+		return r->hi;
+	last_end = 0;
+	for (uint32_t id = r->lo; id < r->hi; id++)
+		if (fk_stackset_is_lazy(r->t, id) &&
+		    (done += split_cost(r, id, &last_end)) * 2 >= total)
+			return id + 1;
+	return r->hi;
+}
+
 /* Splits the stacks the readers left unsplit (ids from first on): each
  * unique stack once, where every reader would have split nearly all of
  * them. Many are split on two threads, the upper half into a set that t
@@ -371,8 +508,9 @@ static int split_new_stacks(const struct fk_input *in, struct fk_stacks *into, u
 	struct split_range upper = { in, t, &part, count, count, 0 };
 	pthread_t thread;
 	bool started = false;
-	if (threads && count - first >= PARALLEL_SPLIT_MIN) {
-		mid = first + (count - first) / 2;
+	if (threads && count - first >= PARALLEL_SPLIT_MIN)
+		mid = split_middle(&(struct split_range){ in, t, NULL, first, count, 0 });
+	if (mid < count) {
 		upper.lo = mid;
 		started = pthread_create(&thread, NULL, split_range, &upper) == 0;
 		if (!started)
@@ -400,26 +538,26 @@ static int split_new_stacks(const struct fk_input *in, struct fk_stacks *into, u
  * the readers' bad lines in input order (each piece's line numbers shifted
  * past the pieces before it) up to where one reader would have stopped: a
  * line where the sums pass 128 bits, which is then the error. */
-static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk_stacks *into,
+static enum fk_input_result join_workers(struct worker **w, unsigned n, struct fk_stacks *into,
 					 uint32_t first, const struct fk_input *in,
 					 const struct fk_stacks *start, struct fk_diag *d,
 					 const char *name)
 {
 	bool overflow = false, nomem = false, unread = false;
 	for (unsigned i = 0; i < n; i++) {
-		overflow |= w[i].ctx.fail == FK_STACKS_OVERFLOW;
-		nomem |= w[i].ctx.fail == FK_STACKS_NOMEM;
-		unread |= w[i].res == FK_INPUT_ERROR; /* reported by its reader */
+		overflow |= w[i]->ctx.fail == FK_STACKS_OVERFLOW;
+		nomem |= w[i]->ctx.fail == FK_STACKS_NOMEM;
+		unread |= w[i]->res == FK_INPUT_ERROR; /* reported by its reader */
 	}
 	/* Merged also after a strict stop: every line before a bad line was
 	 * read, so a sum passing 128 bits before it is still seen. */
 	for (unsigned i = 1; i < n; i++) {
 		if (!overflow && !nomem) {
-			enum fk_stacks_status st = fk_stacks_merge(into, &w[i].own);
+			enum fk_stacks_status st = fk_stacks_merge(into, &w[i]->own);
 			overflow |= st == FK_STACKS_OVERFLOW;
 			nomem |= st == FK_STACKS_NOMEM;
 		}
-		fk_stacks_free(&w[i].own);
+		fk_stacks_free(&w[i]->own);
 	}
 	/* Also after a failure: no stack leaves the load unsplit. */
 	int split_err = split_new_stacks(in, into, first, n > 1);
@@ -432,16 +570,16 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	enum fk_input_result res = FK_INPUT_OK;
 	uint64_t offset = 0;
 	for (unsigned i = 0; i < n && res == FK_INPUT_OK; i++) {
-		if (!fk_diag_replay_before(d, &w[i].diag, name, offset,
+		if (!fk_diag_replay_before(d, &w[i]->diag, name, offset,
 					   stop_line ? stop_line : UINT64_MAX))
 			res = FK_INPUT_STOPPED; /* strict: a bad line */
-		else if (w[i].res == FK_INPUT_STOPPED && !overflow && !nomem)
+		else if (w[i]->res == FK_INPUT_STOPPED && !overflow && !nomem)
 			res = FK_INPUT_STOPPED; /* strict with nothing printed (quiet) */
 		/* Past a piece that failed, one reader would have read no further
 		 * (and the later readers stopped part way). */
-		if (w[i].ctx.fail != FK_STACKS_OK)
+		if (w[i]->ctx.fail != FK_STACKS_OK)
 			break;
-		offset += w[i].lines;
+		offset += w[i]->lines;
 	}
 	if (res == FK_INPUT_OK && unread) {
 		res = FK_INPUT_ERROR;
@@ -458,18 +596,18 @@ static enum fk_input_result join_workers(struct worker *w, unsigned n, struct fk
 	return res;
 }
 
-/* Where piece i of n begins: just after a line end (the end for i == n),
- * found by reading, as the pieces are read. */
-static size_t piece_start(const struct fk_input *in, unsigned i, unsigned n)
+/* Where the first line that starts at or after off starts (the end when
+ * none does), found by reading, as the pieces are read. */
+static size_t line_start_from(const struct fk_input *in, size_t off)
 {
 	size_t len = in->map_len;
-	if (i == 0 || i >= n)
-		return i == 0 ? 0 : len;
+	if (off == 0)
+		return 0;
 	/* Most lines end within the first 4 KiB; a line of megabytes at a cut
 	 * is then read 64 KiB a call, not 4. */
 	char buf[64 << 10];
 	size_t want = 4096;
-	for (size_t off = len / n * i; off < len; want = sizeof buf) {
+	for (off--; off < len; want = sizeof buf) {
 		ssize_t got = fk_input_pread(in, buf, want, off);
 		if (got <= 0)
 			break; /* the reader before reads to the end and says why */
@@ -481,44 +619,70 @@ static size_t piece_start(const struct fk_input *in, unsigned i, unsigned n)
 	return len;
 }
 
+/* Where piece i of n begins: at a line's start (the end for i == n). */
+static size_t piece_start(const struct fk_input *in, unsigned i, unsigned n)
+{
+	return i >= n ? in->map_len : line_start_from(in, in->map_len / n * i);
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct worker *x = *(struct worker *const *)a, *y = *(struct worker *const *)b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
 static enum fk_input_result load_parallel(const struct fk_input *in, unsigned n,
 					  struct fk_stacks *into, struct fk_diag *d)
 {
 	const char *name = in->name;
-	struct worker w[MAX_WORKERS];
-	memset(w, 0, sizeof w);
+	struct pieces p = { .in = in, .into = into, .d = d, .stop_from = SIZE_MAX,
+			    .cap = n + MAX_TAKES };
+	p.w = calloc(p.cap, sizeof *p.w);
+	struct worker **order = malloc(p.cap * sizeof *order);
+	pthread_t *threads = malloc(n * sizeof *threads);
+	if (!p.w || !order || !threads) {
+		free(p.w);
+		free(order);
+		free(threads);
+		fk_diag_error(d, "%s: out of memory", name);
+		return FK_INPUT_ERROR;
+	}
+	pthread_mutex_init(&p.lock, NULL);
 	/* The totals before this file, should an overflow need finding again. */
 	struct fk_stacks before = { .total = into->total, .total_before = into->total_before };
 	uint32_t first = fk_stacks_count(into);
-	atomic_uint stop_from = UINT_MAX;
-	unsigned started = 0;
 	for (unsigned i = 0; i < n; i++) {
-		w[i].in = in;
-		w[i].off = piece_start(in, i, n);
-		w[i].n = piece_start(in, i + 1, n) - w[i].off;
-		fk_diag_defer(&w[i].diag, d);
-		w[i].ctx = (struct load_ctx){
-			.stacks = i == 0 ? into : &w[i].own, .d = &w[i].diag, .name = name,
-			.batched = true, .stop_from = &stop_from, .piece = i,
-		};
-		/* The first reader's share of the file stands for the whole. */
-		if (i == 0 && in->map_len >= PROGRESS_MIN_BYTES && !d->quiet &&
-		    isatty(STDERR_FILENO)) {
-			w[i].ctx.base = in->map;
-			w[i].ctx.size = w[i].n ? w[i].n : 1;
-		}
+		size_t off = piece_start(in, i, n);
+		start_piece(&p, &p.w[i], off, piece_start(in, i + 1, n) - off);
+	}
+	p.count = n;
+	p.first_end = p.w[0].n;
+	/* The first reader's share of the file stands for the whole. */
+	if (in->map_len >= PROGRESS_MIN_BYTES && !d->quiet && isatty(STDERR_FILENO)) {
+		p.w[0].ctx.base = in->map;
+		p.w[0].ctx.size = p.w[0].n ? p.w[0].n : 1;
 	}
 	/* The first piece is read on this thread; the others get threads. */
+	unsigned started;
 	for (started = 1; started < n; started++)
-		if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
+		if (pthread_create(&threads[started], NULL, work, &p.w[started]) != 0)
 			break;
-	work(&w[0]);
+	read_piece(&p.w[0]);
 	for (unsigned i = started; i < n; i++)
-		work(&w[i]); /* could not start a thread: read its piece here */
+		read_piece(&p.w[i]); /* could not start a thread: read its piece here */
 	for (unsigned i = 1; i < started; i++)
-		pthread_join(w[i].thread, NULL);
-	progress_done(&w[0].ctx);
-	return join_workers(w, n, into, first, in, &before, d, name);
+		pthread_join(threads[i], NULL);
+	progress_done(&p.w[0].ctx);
+	pthread_mutex_destroy(&p.lock);
+	/* Pieces taken from the first lie between it and the second. */
+	for (unsigned i = 0; i < p.count; i++)
+		order[i] = &p.w[i];
+	qsort(order, p.count, sizeof *order, by_offset);
+	enum fk_input_result res = join_workers(order, p.count, into, first, in, &before, d, name);
+	free(p.w);
+	free(order);
+	free(threads);
+	return res;
 }
 
 enum fk_input_result fk_load_stacktext_input(struct fk_input *in, struct fk_stacks *into,

@@ -1030,7 +1030,9 @@ static void test_empty_shares(void **state)
 static void test_split_texts_read_again(void **state)
 {
 	(void)state;
-	enum { N = 10000, BLOCKS = 40, FILLER = 47000 }; /* N: split on two threads */
+	/* N: the half first seen in the second piece are split on two threads
+	 * (the first piece's reader splits its own). */
+	enum { N = 20000, BLOCKS = 40, FILLER = 47000 };
 	const char *path = path_of("read-again.txt");
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
@@ -1092,6 +1094,173 @@ static void test_split_texts_read_again(void **state)
 	free(long_text);
 	unlink(path);
 }
+
+#ifdef FK_STACKLOAD_TAKE_MIN
+/* ---- pieces taken from the first one's end (test_load_takes.c) --------- */
+
+/* The pieces of the file at path cut in two, as load_parallel cuts them. */
+static void two_pieces(struct pieces *p, struct fk_input *in, struct fk_stacks *into,
+		       struct fk_diag *d, const char *path)
+{
+	assert_true(fk_input_open(in, path, d));
+	assert_non_null(in->map);
+	*p = (struct pieces){ .in = in, .into = into, .d = d, .stop_from = SIZE_MAX,
+			      .cap = 2 + MAX_TAKES };
+	p->w = calloc(p->cap, sizeof *p->w);
+	assert_non_null(p->w);
+	assert_int_equal(pthread_mutex_init(&p->lock, NULL), 0);
+	size_t mid = piece_start(in, 1, 2);
+	start_piece(p, &p->w[0], 0, mid);
+	start_piece(p, &p->w[1], mid, in->map_len - mid);
+	p->count = 2;
+	p->first_end = mid;
+}
+
+static void free_pieces(struct pieces *p, struct fk_input *in)
+{
+	pthread_mutex_destroy(&p->lock);
+	free(p->w);
+	fk_input_close(in);
+}
+
+/* While its reader reads on a block at a time, the first piece gives the
+ * second half of what it has left, from a line's start, until that is
+ * under two TAKE_MIN; its reader then reads to the cut and no further. */
+static void test_take_from_first(void **state)
+{
+	(void)state;
+	const char *path = path_of("takes.txt");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	for (unsigned i = 0; i < 20000; i++) /* lines of 14 to 70 bytes */
+		fprintf(f, "root;f%u;%.*s %u\n", i % 97, (int)(i % 50),
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", i + 1);
+	assert_int_equal(fclose(f), 0);
+	struct fk_input in;
+	struct fk_stacks into = { 0 };
+	struct fk_diag d;
+	diag(&d);
+	struct pieces p;
+	two_pieces(&p, &in, &into, &d, path);
+	assert_true(p.w[0].ctx.eager);
+	assert_ptr_equal(p.w[0].ctx.stacks, &into);
+	const size_t block = 4096;
+	size_t end = p.first_end, pos = 0;
+	unsigned takes = 0;
+	for (;;) {
+		assert_int_equal(claim_first(&p.w[0], pos, block), block);
+		pos += block;
+		struct worker *w = take_from_first(&p);
+		if (!w)
+			break;
+		takes++;
+		assert_ptr_equal(w, &p.w[p.count - 1]);
+		assert_true(w->off >= pos + (end - pos) / 2 && w->off < end);
+		assert_int_equal(in.map[w->off - 1], '\n');
+		assert_int_equal(w->off + w->n, end);
+		assert_int_equal(p.first_end, w->off);
+		assert_false(w->ctx.eager);
+		assert_ptr_equal(w->ctx.stacks, &w->own);
+		assert_int_equal(w->ctx.piece, w->off);
+		end = w->off;
+	}
+	assert_true(takes >= 3);
+	assert_true(end - pos < 2 * TAKE_MIN);
+	assert_int_equal(p.first_end, end);
+	/* A read across the cut stops at it; from the cut on nothing is left. */
+	assert_int_equal(claim_first(&p.w[0], end - 10, block), 10);
+	assert_int_equal(claim_first(&p.w[0], end, block), 0);
+	free_pieces(&p, &in);
+	unlink(path);
+}
+
+/* No line starts in the second half of what is left: nothing is taken. */
+static void test_take_needs_a_line_start(void **state)
+{
+	(void)state;
+	const char *path = path_of("take-long-line.txt");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	size_t long_len = 64 * TAKE_MIN;
+	for (int half = 0; half < 2; half++) {
+		fputs("root;a 1\n", f);
+		for (size_t i = 0; i < long_len; i++)
+			fputc(i % 8 == 7 ? ';' : 'x', f);
+		fputs(" 1\n", f);
+	}
+	assert_int_equal(fclose(f), 0);
+	struct fk_input in;
+	struct fk_stacks into = { 0 };
+	struct fk_diag d;
+	diag(&d);
+	struct pieces p;
+	two_pieces(&p, &in, &into, &d, path);
+	size_t end = p.first_end;
+	assert_int_equal(claim_first(&p.w[0], 0, 64), 64);
+	assert_null(take_from_first(&p));
+	assert_int_equal(p.count, 2);
+	assert_int_equal(p.first_end, end);
+	free_pieces(&p, &in);
+	unlink(path);
+}
+
+/* The first piece's stacks all new and split as they are read, the second
+ * one line again and again: its reader is done long before and takes most
+ * of the first piece. The table is the one one reader makes: ids, frames,
+ * sums, and a bad line in the part taken reported at its line. */
+static void test_takes_give_one_readers_table(void **state)
+{
+	(void)state;
+	const char *path = path_of("takes-one-table.txt");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	size_t bytes = 0;
+	unsigned i;
+	for (i = 0; bytes < ((size_t)17 << 20); i++) {
+		int n = i == 150000 ? fprintf(f, "no value here\n")
+				    : fprintf(f, "main;run%u;work%u;leaf%u %u\n", i % 13, i % 1000, i,
+					      i % 7 + 1);
+		bytes += (size_t)n;
+	}
+	while (bytes < ((size_t)34 << 20)) {
+		fputs("main;idle 1\n", f);
+		bytes += 12;
+	}
+	assert_int_equal(fclose(f), 0);
+	char *want = NULL, *want_ids = NULL, *want_err = NULL;
+	const char *threads[] = { "1", "2", "3", "2", "2" };
+	for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+		struct fk_stacks s = { 0 };
+		struct fk_diag d;
+		diag(&d);
+		char *err;
+		assert_int_equal(load(path, threads[t], &s, NULL, &d, &err), FK_INPUT_OK);
+		assert_int_equal(fk_stacks_count(&s), i); /* every one but the bad line, and idle */
+		assert_int_equal(d.bad_lines, 1);
+		char *got = dump(&s), *got_ids = dump_ids(&s);
+		if (!want) {
+			want = got;
+			want_ids = got_ids;
+			want_err = err;
+			assert_non_null(strstr(err, ":150001: "));
+			continue;
+		}
+		char what[32];
+		snprintf(what, sizeof what, "FLAMEKIT_THREADS=%s", threads[t]);
+		assert_same_text(what, want, got);
+		assert_same_text(what, want_ids, got_ids);
+		assert_same_text(what, want_err, err);
+		free(got);
+		free(got_ids);
+		free(err);
+		fk_stacks_free(&s);
+	}
+	free(want);
+	free(want_ids);
+	free(want_err);
+	unlink(path);
+}
+#endif
 
 /* ---- fk_load_stacktext: into a table that holds stacks ------------------ */
 
@@ -1644,6 +1813,11 @@ int main(void)
 		cmocka_unit_test(test_small_and_empty_files),
 		cmocka_unit_test(test_empty_shares),
 		cmocka_unit_test(test_split_texts_read_again),
+#ifdef FK_STACKLOAD_TAKE_MIN
+		cmocka_unit_test(test_take_from_first),
+		cmocka_unit_test(test_take_needs_a_line_start),
+		cmocka_unit_test(test_takes_give_one_readers_table),
+#endif
 		cmocka_unit_test(test_into_keeps_previous),
 		cmocka_unit_test(test_two_loads_add_up),
 		cmocka_unit_test(test_batch_matches_one_by_one),
