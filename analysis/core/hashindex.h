@@ -78,8 +78,11 @@ static inline bool fk_hashindex_crowded(const struct fk_hashindex *x, uint32_t c
 }
 
 /* Cache hints for a later probe of h: its home slot; then (once that is
- * in cache) the id it points at, a guess (FK_HASHINDEX_END when empty or
- * another hash's), for the owner to prefetch the entry. */
+ * in cache) the id a probe would offer first, a guess, for the owner to
+ * prefetch the entry: looked for in the first FK_HASHINDEX_GUESS_SLOTS
+ * slots (an entry is often filed past its home), FK_HASHINDEX_END when
+ * none there has h's high bits. */
+#define FK_HASHINDEX_GUESS_SLOTS 4
 static inline void fk_hashindex_prefetch(const struct fk_hashindex *x, uint64_t h)
 {
 	if (x->slots)
@@ -90,10 +93,15 @@ static inline uint32_t fk_hashindex_guess(const struct fk_hashindex *x, uint64_t
 {
 	if (!x->slots)
 		return FK_HASHINDEX_END;
-	uint64_t v = x->slots[fk_hashindex_home(x, h)];
-	if (v == 0 || (v & FK_HASHINDEX_HIGH) != (h & FK_HASHINDEX_HIGH))
-		return FK_HASHINDEX_END;
-	return (uint32_t)v - 1;
+	size_t at = fk_hashindex_home(x, h);
+	for (int i = 0; i < FK_HASHINDEX_GUESS_SLOTS; i++, at = (at + 1) & x->mask) {
+		uint64_t v = x->slots[at];
+		if (v == 0)
+			break;
+		if ((v & FK_HASHINDEX_HIGH) == (h & FK_HASHINDEX_HIGH))
+			return (uint32_t)v - 1;
+	}
+	return FK_HASHINDEX_END;
 }
 
 /* Frees the slots; a rebuild makes them again. */

@@ -43,6 +43,7 @@
  * cache misses overlap (fk_stacks_add_batch); streamed lines go one by
  * one. */
 #define BATCH 16
+#define ENTRY_LAG 4
 
 struct load_ctx {
 	struct fk_stacks *stacks;
@@ -177,6 +178,11 @@ static bool add_line(struct load_ctx *c, const char *line, size_t len, const cha
 	c->pending_line[c->npending++] = lineno;
 	if (!c->batched || c->npending == BATCH)
 		return flush(c);
+	/* A line hashed ENTRY_LAG lines ago has its slot in cache by now: the
+	 * entry it points at is fetched too, well before the batch needs it. */
+	if (c->npending > ENTRY_LAG)
+		fk_stackset_prefetch_entry(&c->stacks->set,
+					   c->pending[c->npending - 1 - ENTRY_LAG].hash.hash);
 	return true;
 }
 
