@@ -234,8 +234,43 @@ static int cmp_ids(const struct order *o, bool by_value, uint32_t a, uint32_t b)
 	return by_value ? cmp_value(&a, &b, (void *)o) : cmp_lines(o, a, b);
 }
 
-/* Big tables are sorted as two halves on two threads, then merged. From
- * 8192 stacks a half's sort costs far more than a thread. */
+/* Two sorted halves of ids into out: the first outputs merged from the
+ * front, the rest from the back, so two threads can share the merge. Both
+ * make the one stable merge: on a tie the lower half's comes first. */
+struct merge_part {
+	const uint32_t *lo, *hi;
+	size_t nlo, nhi, from_front; /* from_front outputs, or the rest */
+	bool front;
+	uint32_t *out;
+	const struct order *o;
+	bool by_value;
+};
+
+static void *merge_part(void *arg)
+{
+	const struct merge_part *m = arg;
+	const struct order *o = m->o;
+	size_t n = m->nlo + m->nhi;
+	if (m->front) {
+		size_t i = 0, j = 0;
+		for (size_t k = 0; k < m->from_front; k++)
+			m->out[k] = j == m->nhi || (i < m->nlo &&
+						    cmp_ids(o, m->by_value, m->hi[j], m->lo[i]) >= 0)
+					    ? m->lo[i++]
+					    : m->hi[j++];
+	} else {
+		size_t i = m->nlo, j = m->nhi; /* past the last one not yet out */
+		for (size_t k = n; k-- > m->from_front;)
+			m->out[k] = i == 0 || (j > 0 &&
+					       cmp_ids(o, m->by_value, m->hi[j - 1], m->lo[i - 1]) >= 0)
+					    ? m->hi[--j]
+					    : m->lo[--i];
+	}
+	return NULL;
+}
+
+/* Big tables are sorted as two halves on two threads, then merged on two
+ * threads. From 8192 stacks a half's sort costs far more than a thread. */
 #define PARALLEL_SORT_MIN 8192
 
 /* false when out of memory. */
@@ -264,13 +299,15 @@ static bool sort_ids(uint32_t *ids, size_t n, const struct order *o, bool by_val
 		free(merged);
 		return false;
 	}
-	size_t i = 0, j = 0, k = 0;
-	while (i < lo.n && j < hi.n) /* stable: ties keep the lower half first */
-		merged[k++] = cmp_ids(o, by_value, hi.ids[j], lo.ids[i]) < 0 ? hi.ids[j++] : lo.ids[i++];
-	while (i < lo.n)
-		merged[k++] = lo.ids[i++];
-	while (j < hi.n)
-		merged[k++] = hi.ids[j++];
+	struct merge_part front = { lo.ids, hi.ids, lo.n, hi.n, n / 2, true, merged, o, by_value };
+	struct merge_part back = front;
+	back.front = false;
+	bool threaded = pthread_create(&t, NULL, merge_part, &back) == 0;
+	if (!threaded)
+		front.from_front = n;
+	merge_part(&front);
+	if (threaded)
+		pthread_join(t, NULL);
 	memcpy(ids, merged, n * sizeof *ids);
 	free(merged);
 	return true;
