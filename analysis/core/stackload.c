@@ -191,14 +191,6 @@ static bool on_line(void *arg, const char *line, size_t len, uint64_t lineno)
 	return add_line(arg, line, len, line, lineno);
 }
 
-/* The read buffer is about to be reused: the lines an eager reader holds
- * by their place in it are added now. */
-static bool on_lines_read(void *arg)
-{
-	struct load_ctx *c = arg;
-	return !c->npending || flush(c);
-}
-
 static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_status st,
 			   uint64_t line)
 {
@@ -292,9 +284,12 @@ static bool on_piece_line(void *arg, const char *line, size_t len, const char *h
 	return add_line(&((struct worker *)arg)->ctx, line, len, home, lineno);
 }
 
+/* The read buffer is about to be reused: the lines the first piece's
+ * reader holds by their place in it are added now. */
 static bool on_piece_read(void *arg)
 {
-	return on_lines_read(&((struct worker *)arg)->ctx);
+	struct load_ctx *c = &((struct worker *)arg)->ctx;
+	return !c->npending || flush(c);
 }
 
 static void read_piece(struct worker *w)
