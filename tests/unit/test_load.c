@@ -1243,6 +1243,7 @@ static void test_takes_give_one_readers_table(void **state)
 			want_ids = got_ids;
 			want_err = err;
 			assert_non_null(strstr(err, ":150001: "));
+			fk_stacks_free(&s);
 			continue;
 		}
 		char what[32];
