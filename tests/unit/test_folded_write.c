@@ -2,7 +2,8 @@
  * a big output (rendered in blocks that a second thread writes) is byte for
  * byte the lines one would write one at a time, in the order given, with
  * "BEFORE AFTER" for differential input and stacks under the minimum left
- * out; a small one the same; a write that fails is reported, with errno.
+ * out, also with lines about as long as a block or longer (written across
+ * blocks); a small one the same; a write that fails is reported, with errno.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,13 +36,29 @@ static struct fk_num num(uint64_t v)
 	return (struct fk_num){ .mant = v, .scale = 0 };
 }
 
+/* Lines about as long as a 1 MiB block: one that fits an empty one, and
+ * two that do not (written across blocks). */
+static const size_t huge_names[] = { ((size_t)1 << 20) - 600, ((size_t)1 << 20) - 100,
+				     ((size_t)1 << 20) + 5000 };
+
 /* n distinct stacks of long names (about 140 to 210 bytes a line; a name
  * past 64 bytes, or an empty one, last), stack i with value i + 1 (and
- * i + 2 before, when diff). */
-static void build(struct fk_stacks *s, uint32_t n, bool diff)
+ * i + 2 before, when diff); huge: every 4,999th of them ends in a name of
+ * huge_names' lengths instead. */
+static void build_lines(struct fk_stacks *s, uint32_t n, bool diff, bool huge)
 {
 	char line[512];
+	char *name = huge ? malloc(huge_names[2] + 64) : NULL;
 	for (uint32_t i = 0; i < n; i++) {
+		if (huge && i % 4999 == 17) {
+			size_t len = huge_names[i / 4999 % 3];
+			int head = snprintf(name, 64, "root;huge_%u;", i);
+			memset(name + head, 'h', len);
+			assert_int_equal(fk_stacks_add(s, name, (size_t)head + len, num(i + 2),
+						       num(i + 1), diff ? 2 : 1, NULL),
+					 FK_STACKS_OK);
+			continue;
+		}
 		int len = snprintf(line, sizeof line,
 				   "root_frame_with_a_long_name_%u;middle/module/file.py(%u):function_%u;"
 				   "torch/nn/modules/very_long_module_name.py(1234):_call_impl;leaf_%u;%s",
@@ -51,6 +68,12 @@ static void build(struct fk_stacks *s, uint32_t n, bool diff)
 					       diff ? 2 : 1, NULL),
 				 FK_STACKS_OK);
 	}
+	free(name);
+}
+
+static void build(struct fk_stacks *s, uint32_t n, bool diff)
+{
+	build_lines(s, n, diff, false);
 }
 
 /* What fk_folded_write should write, line by line. */
@@ -83,10 +106,10 @@ static char *expected(const struct fk_stacks *s, const uint32_t *order, uint32_t
 	return out;
 }
 
-static void check(uint32_t n, bool diff, uint64_t min)
+static void check_lines(uint32_t n, bool diff, uint64_t min, bool huge)
 {
 	struct fk_stacks s = { 0 };
-	build(&s, n, diff);
+	build_lines(&s, n, diff, huge);
 	/* Reversed, so the order given is seen to be kept. */
 	uint32_t *order = malloc(n * sizeof *order);
 	for (uint32_t i = 0; i < n; i++)
@@ -110,6 +133,11 @@ static void check(uint32_t n, bool diff, uint64_t min)
 	fk_stacks_free(&s);
 }
 
+static void check(uint32_t n, bool diff, uint64_t min)
+{
+	check_lines(n, diff, min, false);
+}
+
 /* 40,000 lines: 9 MB, past the four blocks in flight many times over. */
 static void test_big(void **state)
 {
@@ -122,6 +150,16 @@ static void test_big_diff_and_min(void **state)
 	(void)state;
 	check(40000, true, 0);
 	check(40000, false, 30000); /* the 10,001 largest only */
+}
+
+/* Lines of about a block and longer among the others, big and small
+ * outputs, with a minimum that keeps some of them. */
+static void test_huge_lines(void **state)
+{
+	(void)state;
+	check_lines(40000, false, 0, true);
+	check_lines(40000, true, 20000, true);
+	check_lines(15000, false, 0, true);
 }
 
 static void test_small(void **state)
@@ -181,6 +219,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_big),
 		cmocka_unit_test(test_big_diff_and_min),
+		cmocka_unit_test(test_huge_lines),
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_blocks_out_of_memory),
 		cmocka_unit_test(test_write_error),
