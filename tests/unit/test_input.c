@@ -8,7 +8,8 @@
  * (missing file, directory), stopping from the callback, and the helpers
  * fk_input_buffer_lines, fk_input_pread_lines (lines across its reads and
  * longer than one, homes in the mapping, pieces, long lines, a file cut
- * short after it was opened), fk_input_open (mapping, peeking, kinds from files,
+ * short after it was opened), fk_input_pread_piece's hooks (lines held in
+ * the buffer until they are let go, also after a stop; an end moved back), fk_input_open (mapping, peeking, kinds from files,
  * pipes and gzip streams), fk_detect and fk_input_display_name; and
  * formats/diag.h, through which bad lines are reported (shown, counted,
  * quiet, strict, deferred and replayed in order).
@@ -859,6 +860,100 @@ static void test_pread_lines_long(void **state)
 
 /* A file cut short after it was opened (and mapped) is an error that
  * names it, not a crash: the mapping is never read past the new end. */
+/* ---- fk_input_pread_piece: its hooks ----------------------------------- */
+
+/* Lines held by their place in the read buffer until lines_read: each is
+ * checked to hold its bytes still then. The piece's end is moved back to
+ * limit (a line's start) once a read has passed stop_moving; the line
+ * function stops at stop_at (0: never). */
+#define HELD_MAX 32768 /* lines of a 256 KiB read, 9 bytes or more each */
+struct held_lines {
+	const char *text;        /* the file's bytes, to check held lines by */
+	const char *map;
+	const char *line[HELD_MAX];
+	size_t len[HELD_MAX], home[HELD_MAX];
+	size_t nheld, passed, let_go_calls, claims;
+	size_t limit, stop_moving, end_seen;
+	uint64_t stop_at;
+};
+
+static bool hold_line(void *ctx, const char *line, size_t len, const char *home, uint64_t lineno)
+{
+	struct held_lines *h = ctx;
+	assert_true(h->nheld < HELD_MAX);
+	h->line[h->nheld] = line;
+	h->len[h->nheld] = len;
+	h->home[h->nheld++] = (size_t)(home - h->map);
+	h->passed++;
+	return lineno != h->stop_at;
+}
+
+static bool let_go(void *ctx)
+{
+	struct held_lines *h = ctx;
+	for (size_t i = 0; i < h->nheld; i++)
+		assert_memory_equal(h->line[i], h->text + h->home[i], h->len[i]);
+	h->nheld = 0;
+	h->let_go_calls++;
+	return true;
+}
+
+static size_t claim_until(void *ctx, size_t pos, size_t want)
+{
+	struct held_lines *h = ctx;
+	h->claims++;
+	size_t end = pos >= h->stop_moving ? h->limit : SIZE_MAX;
+	if (pos > h->end_seen)
+		h->end_seen = pos;
+	return pos >= end ? 0 : want < end - pos ? want : end - pos;
+}
+
+static void test_pread_piece_hooks(void **state)
+{
+	(void)state;
+	enum { LINES = 30000 };
+	static size_t starts[LINES + 1];
+	static struct held_lines h;
+	size_t cap = (size_t)LINES * 80, total = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	for (unsigned i = 0; i < LINES; i++) {
+		starts[i] = total;
+		total += (size_t)snprintf(text + total, cap - total, "root;f%u;%.*s %u\n", i % 97,
+					  (int)(i % 40), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", i);
+	}
+	starts[LINES] = total;
+	const char *p = path_of("hooks.txt");
+	write_file(p, text, total);
+	struct fk_input in;
+	struct fk_diag d;
+	quiet_diag(&d);
+	assert_true(fk_input_open(&in, p, &d));
+	for (int stop = 0; stop < 2; stop++) {
+		memset(&h, 0, sizeof h);
+		h.text = text;
+		h.map = in.map;
+		h.limit = starts[20000];
+		h.stop_moving = (size_t)300 << 10;
+		h.stop_at = stop ? 12345 : 0;
+		const struct fk_piece_reader r = { .line = hold_line, .lines_read = let_go,
+						   .claim = claim_until, .ctx = &h };
+		uint64_t lines;
+		enum fk_input_result res = fk_input_pread_piece(&in, 0, total, p, 0, &r, &d, &lines);
+		/* Every line before the moved end, whole, then no further; or
+		 * up to the line that stopped it. */
+		assert_int_equal(res, stop ? FK_INPUT_STOPPED : FK_INPUT_OK);
+		assert_int_equal(lines, stop ? 12345 : 20000);
+		assert_int_equal(h.passed, lines);
+		assert_int_equal(h.nheld, 0); /* all let go, also after the stop */
+		assert_true(h.let_go_calls >= starts[lines] / (256 << 10));
+		if (!stop)
+			assert_int_equal(h.end_seen, starts[20000]);
+	}
+	fk_input_close(&in);
+	free(text);
+}
+
 static void test_pread_lines_file_shrank(void **state)
 {
 	(void)state;
@@ -1242,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_pread_lines_across_reads),
 		cmocka_unit_test(test_pread_lines_long),
 		cmocka_unit_test(test_pread_lines_file_shrank),
+		cmocka_unit_test(test_pread_piece_hooks),
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_open_memory),
 		cmocka_unit_test(test_detect),
