@@ -200,6 +200,29 @@ static void report_failure(struct fk_diag *d, const char *name, enum fk_stacks_s
 		fk_diag_error(d, "%s:%llu: out of memory", name, (unsigned long long)line);
 }
 
+/* Where the first line that starts at or after off starts (the end when
+ * none does), found by reading, as the pieces are read. */
+static size_t line_start_from(const struct fk_input *in, size_t off)
+{
+	size_t len = in->map_len;
+	if (off == 0)
+		return 0;
+	/* Most lines end within the first 4 KiB; a line of megabytes at a cut
+	 * is then read 64 KiB a call, not 4. */
+	char buf[64 << 10];
+	size_t want = 4096;
+	for (off--; off < len; want = sizeof buf) {
+		ssize_t got = fk_input_pread(in, buf, want, off);
+		if (got <= 0)
+			break; /* the reader before reads to the end and says why */
+		const char *nl = memchr(buf, '\n', (size_t)got);
+		if (nl)
+			return off + (size_t)(nl - buf) + 1;
+		off += (size_t)got;
+	}
+	return len;
+}
+
 /* A piece of the file and what its reader made of it. */
 struct worker {
 	struct pieces *all;
@@ -256,8 +279,6 @@ static size_t claim_first(void *arg, size_t pos, size_t want)
 	pthread_mutex_unlock(&p->lock);
 	return n;
 }
-
-static size_t line_start_from(const struct fk_input *in, size_t off);
 
 /* The second half of what the first piece's reader has not reached, as a
  * piece of its own; NULL when too little is left. */
@@ -595,29 +616,6 @@ static enum fk_input_result join_workers(struct worker **w, unsigned n, struct f
 		res = FK_INPUT_ERROR;
 	}
 	return res;
-}
-
-/* Where the first line that starts at or after off starts (the end when
- * none does), found by reading, as the pieces are read. */
-static size_t line_start_from(const struct fk_input *in, size_t off)
-{
-	size_t len = in->map_len;
-	if (off == 0)
-		return 0;
-	/* Most lines end within the first 4 KiB; a line of megabytes at a cut
-	 * is then read 64 KiB a call, not 4. */
-	char buf[64 << 10];
-	size_t want = 4096;
-	for (off--; off < len; want = sizeof buf) {
-		ssize_t got = fk_input_pread(in, buf, want, off);
-		if (got <= 0)
-			break; /* the reader before reads to the end and says why */
-		const char *nl = memchr(buf, '\n', (size_t)got);
-		if (nl)
-			return off + (size_t)(nl - buf) + 1;
-		off += (size_t)got;
-	}
-	return len;
 }
 
 /* Where piece i of n begins: at a line's start (the end for i == n). */

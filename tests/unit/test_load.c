@@ -1098,29 +1098,39 @@ static void test_split_texts_read_again(void **state)
 #ifdef FK_STACKLOAD_TAKE_MIN
 /* ---- pieces taken from the first one's end (test_load_takes.c) --------- */
 
-/* The pieces of the file at path cut in two, as load_parallel cuts them. */
-static void two_pieces(struct pieces *p, struct fk_input *in, struct fk_stacks *into,
-		       struct fk_diag *d, const char *path)
+/* A file's pieces cut in two, as load_parallel cuts them, with what they
+ * read into. */
+struct two_pieces {
+	struct fk_input in;
+	struct fk_stacks into;
+	struct fk_diag d;
+	struct pieces p;
+};
+
+static void two_pieces(struct two_pieces *t, const char *path)
 {
-	assert_true(fk_input_open(in, path, d));
-	assert_non_null(in->map);
-	*p = (struct pieces){ .in = in, .into = into, .d = d, .stop_from = SIZE_MAX,
+	t->into = (struct fk_stacks){ 0 };
+	diag(&t->d);
+	assert_true(fk_input_open(&t->in, path, &t->d));
+	assert_non_null(t->in.map);
+	struct pieces *p = &t->p;
+	*p = (struct pieces){ .in = &t->in, .into = &t->into, .d = &t->d, .stop_from = SIZE_MAX,
 			      .cap = 2 + MAX_TAKES };
 	p->w = calloc(p->cap, sizeof *p->w);
 	assert_non_null(p->w);
 	assert_int_equal(pthread_mutex_init(&p->lock, NULL), 0);
-	size_t mid = piece_start(in, 1, 2);
+	size_t mid = piece_start(&t->in, 1, 2);
 	start_piece(p, &p->w[0], 0, mid);
-	start_piece(p, &p->w[1], mid, in->map_len - mid);
+	start_piece(p, &p->w[1], mid, t->in.map_len - mid);
 	p->count = 2;
 	p->first_end = mid;
 }
 
-static void free_pieces(struct pieces *p, struct fk_input *in)
+static void free_pieces(struct two_pieces *t)
 {
-	pthread_mutex_destroy(&p->lock);
-	free(p->w);
-	fk_input_close(in);
+	pthread_mutex_destroy(&t->p.lock);
+	free(t->p.w);
+	fk_input_close(&t->in);
 }
 
 /* While its reader reads on a block at a time, the first piece gives the
@@ -1136,29 +1146,26 @@ static void test_take_from_first(void **state)
 		fprintf(f, "root;f%u;%.*s %u\n", i % 97, (int)(i % 50),
 			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", i + 1);
 	assert_int_equal(fclose(f), 0);
-	struct fk_input in;
-	struct fk_stacks into = { 0 };
-	struct fk_diag d;
-	diag(&d);
-	struct pieces p;
-	two_pieces(&p, &in, &into, &d, path);
-	assert_true(p.w[0].ctx.eager);
-	assert_ptr_equal(p.w[0].ctx.stacks, &into);
+	struct two_pieces t;
+	two_pieces(&t, path);
+	struct pieces *p = &t.p;
+	assert_true(p->w[0].ctx.eager);
+	assert_ptr_equal(p->w[0].ctx.stacks, &t.into);
 	const size_t block = 4096;
-	size_t end = p.first_end, pos = 0;
+	size_t end = p->first_end, pos = 0;
 	unsigned takes = 0;
 	for (;;) {
-		assert_int_equal(claim_first(&p.w[0], pos, block), block);
+		assert_int_equal(claim_first(&p->w[0], pos, block), block);
 		pos += block;
-		struct worker *w = take_from_first(&p);
+		struct worker *w = take_from_first(p);
 		if (!w)
 			break;
 		takes++;
-		assert_ptr_equal(w, &p.w[p.count - 1]);
+		assert_ptr_equal(w, &p->w[p->count - 1]);
 		assert_true(w->off >= pos + (end - pos) / 2 && w->off < end);
-		assert_int_equal(in.map[w->off - 1], '\n');
+		assert_int_equal(t.in.map[w->off - 1], '\n');
 		assert_int_equal(w->off + w->n, end);
-		assert_int_equal(p.first_end, w->off);
+		assert_int_equal(p->first_end, w->off);
 		assert_false(w->ctx.eager);
 		assert_ptr_equal(w->ctx.stacks, &w->own);
 		assert_int_equal(w->ctx.piece, w->off);
@@ -1166,11 +1173,11 @@ static void test_take_from_first(void **state)
 	}
 	assert_true(takes >= 3);
 	assert_true(end - pos < 2 * TAKE_MIN);
-	assert_int_equal(p.first_end, end);
+	assert_int_equal(p->first_end, end);
 	/* A read across the cut stops at it; from the cut on nothing is left. */
-	assert_int_equal(claim_first(&p.w[0], end - 10, block), 10);
-	assert_int_equal(claim_first(&p.w[0], end, block), 0);
-	free_pieces(&p, &in);
+	assert_int_equal(claim_first(&p->w[0], end - 10, block), 10);
+	assert_int_equal(claim_first(&p->w[0], end, block), 0);
+	free_pieces(&t);
 	unlink(path);
 }
 
@@ -1189,18 +1196,14 @@ static void test_take_needs_a_line_start(void **state)
 		fputs(" 1\n", f);
 	}
 	assert_int_equal(fclose(f), 0);
-	struct fk_input in;
-	struct fk_stacks into = { 0 };
-	struct fk_diag d;
-	diag(&d);
-	struct pieces p;
-	two_pieces(&p, &in, &into, &d, path);
-	size_t end = p.first_end;
-	assert_int_equal(claim_first(&p.w[0], 0, 64), 64);
-	assert_null(take_from_first(&p));
-	assert_int_equal(p.count, 2);
-	assert_int_equal(p.first_end, end);
-	free_pieces(&p, &in);
+	struct two_pieces t;
+	two_pieces(&t, path);
+	size_t end = t.p.first_end;
+	assert_int_equal(claim_first(&t.p.w[0], 0, 64), 64);
+	assert_null(take_from_first(&t.p));
+	assert_int_equal(t.p.count, 2);
+	assert_int_equal(t.p.first_end, end);
+	free_pieces(&t);
 	unlink(path);
 }
 
